@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Sums every vitest JSON report and the conformance totals into the one line CI reads.
+// Usage: node scripts/ci-summary.mjs <exit code of npm test>
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const testRc = Number(process.argv[2] ?? 0);
+
+function* reports(dir) {
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === ".git" || name === "dist") continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* reports(p);
+    else if (name === ".vitest-results.json") yield p;
+  }
+}
+
+let passed = 0;
+let failed = 0;
+for (const top of ["packages", "apps", "tools", "examples"]) {
+  let dirs;
+  try {
+    dirs = reports(join(root, top));
+  } catch {
+    continue;
+  }
+  for (const file of dirs) {
+    const r = JSON.parse(readFileSync(file, "utf8"));
+    // A suite that failed to load counts as a failure even when no test inside it ran.
+    const broken = (r.testResults ?? []).filter(
+      (s) => s.status === "failed" && s.assertionResults?.length === 0,
+    ).length;
+    passed += r.numPassedTests ?? 0;
+    failed += (r.numFailedTests ?? 0) + broken;
+    console.log(
+      `ci: ${relative(root, file)}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed`,
+    );
+  }
+}
+try {
+  const c = JSON.parse(readFileSync(join(root, ".conformance-results.json"), "utf8"));
+  passed += c.passed;
+  failed += c.failed;
+  console.log(`ci: conformance: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+} catch {
+  console.log("ci: conformance did not run");
+}
+if (testRc !== 0 && failed === 0) {
+  console.log(`ci: npm test exited ${testRc} before any failing test was counted`);
+  failed = 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = testRc !== 0 || failed > 0 ? 1 : 0;
