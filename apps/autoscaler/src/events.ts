@@ -1,0 +1,74 @@
+/** DESIGN.md contract 4: what `GET /_thaw/api/revisions` returns per revision, exactly these fields. */
+export interface RevisionStatus {
+  namespace: string;
+  name: string;
+  /** Replicas asked of the scaler. */
+  desiredScale: number;
+  readyPods: number;
+  panic: boolean;
+  /** `proxy` while the activator is in the path (cold, or burst capacity short); `serve` otherwise. */
+  mode: "proxy" | "serve";
+  stableConcurrency: number;
+  panicConcurrency: number;
+  excessBurstCapacity: number;
+  /** The latest cold start: from the first request (or scale-up from zero) to the first ready pod; null = none yet. */
+  lastColdStartMs: number | null;
+}
+
+/** The scaler was asked for a new number of replicas. */
+export interface ScaleEvent {
+  type: "scale";
+  namespace: string;
+  name: string;
+  from: number;
+  to: number;
+  /** Why, in words for people. */
+  reason: string;
+  at: number;
+}
+
+/** The first pod of a cold start became ready. */
+export interface ColdStartEvent {
+  type: "cold-start";
+  namespace: string;
+  name: string;
+  coldStartMs: number;
+  at: number;
+}
+
+/** A revision's status changed (mode, ready pods, panic...). */
+export interface StatusEvent {
+  type: "status";
+  status: RevisionStatus;
+  at: number;
+}
+
+/** Everything the service publishes to subscribers (in process and over SSE). */
+export type AutoscalerEvent = ScaleEvent | ColdStartEvent | StatusEvent;
+
+/** A minimal synchronous publisher; a throwing listener cannot stop the others. */
+export class EventHub<E> {
+  readonly #listeners = new Set<(e: E) => void>();
+
+  /** Adds a listener; returns its removal. */
+  on(listener: (e: E) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls every listener with `e`. */
+  emit(e: E): void {
+    for (const l of this.#listeners) {
+      try {
+        l(e);
+      } catch {
+        // A subscriber's bug must not stop the autoscaler's loop.
+      }
+    }
+  }
+
+  /** Number of listeners (tests, shutdown checks). */
+  get size(): number {
+    return this.#listeners.size;
+  }
+}

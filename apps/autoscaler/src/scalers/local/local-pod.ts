@@ -1,0 +1,215 @@
+import { get as httpGet } from "node:http";
+import { type GroupChild, spawnGroup } from "./child.js";
+import { freePort } from "./free-port.js";
+import { type LocalServiceSpec, queueProxyEnv, userAppEnv } from "./pod-env.js";
+
+/** Bound ports the queue-proxy reported on its first stderr line. */
+interface QueuePorts {
+  serving: number;
+  admin: number;
+  metrics: number;
+}
+
+/** Options of {@link LocalPod}. */
+export interface LocalPodOptions {
+  spec: LocalServiceSpec;
+  name: string;
+  /** argv that starts `thaw-queue-proxy`. */
+  queueProxyCommand: readonly string[];
+  /** Environment the children inherit (usually process.env). */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Each output line of the pod's two containers. */
+  onLine?: (container: "queue-proxy" | "app", line: string) => void;
+  /** The pod's readiness or liveness changed. */
+  onChange: () => void;
+  /** Period of the queue probe while starting (Knative's aggressive probing: 50 ms). */
+  startProbeMs?: number;
+  /** Period of the queue probe once ready. */
+  readyProbeMs?: number;
+  /** After SIGTERM, how long to wait for a container before SIGKILL. */
+  killAfterMs: number;
+  now: () => number;
+}
+
+/**
+ * The queue probe kubelet runs against a queue-proxy: `GET /` with `K-Network-Probe: queue`, ready on 200.
+ * One connection per probe (no keep-alive), as kubelet does, so probes never hold a draining pod open.
+ */
+function queueProbe(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpGet(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/",
+        agent: false,
+        headers: { "k-network-probe": "queue", "user-agent": "kube-probe/thaw", connection: "close" },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+  });
+}
+
+/**
+ * One local "pod": the user's command and a real `thaw-queue-proxy` in front of it, each in its own process
+ * group. Ready once the queue-proxy answers the `K-Network-Probe: queue` probe with 200 (the probe kubelet
+ * runs against the queue-proxy in a cluster).
+ */
+export class LocalPod {
+  readonly name: string;
+  readonly startedAt: number;
+  #o: LocalPodOptions;
+  #app: GroupChild | undefined;
+  #qp: GroupChild | undefined;
+  #ports: QueuePorts | undefined;
+  #ready = false;
+  #stopping = false;
+  #gone = false;
+  #probeTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: LocalPodOptions) {
+    this.#o = options;
+    this.name = options.name;
+    this.startedAt = options.now();
+  }
+
+  /** True once the queue probe passed and until the pod stops or fails it. */
+  get ready(): boolean {
+    return this.#ready && !this.#stopping && !this.#gone;
+  }
+
+  /** True once both containers are gone. */
+  get gone(): boolean {
+    return this.#gone;
+  }
+
+  /** True after `stop` was called. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** The queue-proxy's serving `host:port`, once known. */
+  get address(): string | undefined {
+    return this.#ports ? `127.0.0.1:${this.#ports.serving}` : undefined;
+  }
+
+  /** The queue-proxy's protobuf Stat URL, once known. */
+  get metricsUrl(): string | undefined {
+    return this.#ports ? `http://127.0.0.1:${this.#ports.metrics}/metrics` : undefined;
+  }
+
+  /** Process ids of both containers' groups (tests check none is left). */
+  get pids(): number[] {
+    return [this.#app?.pid, this.#qp?.pid].filter((p): p is number => typeof p === "number" && p > 0);
+  }
+
+  /** Starts both containers; resolves once they were spawned (readiness follows through `onChange`). */
+  async start(): Promise<void> {
+    const { spec, name } = this.#o;
+    const userPort = await freePort();
+    const qpEnv = queueProxyEnv(spec, name, userPort);
+    if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
+    this.#app = spawnGroup(spec.command, {
+      env: userAppEnv(spec, name, userPort, this.#o.baseEnv),
+      ...(spec.cwd ? { cwd: spec.cwd } : {}),
+      onLine: (_s, line) => this.#o.onLine?.("app", line),
+    });
+    this.#qp = spawnGroup(this.#o.queueProxyCommand, {
+      env: { ...this.#o.baseEnv, ...qpEnv.env },
+      onLine: (_s, line) => {
+        if (!this.#ports) this.#ports = portsFrom(line);
+        if (this.#ports && !this.#probeTimer && !this.#stopping) this.#scheduleProbe(0);
+        this.#o.onLine?.("queue-proxy", line);
+      },
+    });
+    for (const child of [this.#app, this.#qp]) {
+      void child.exited.then(() => this.#childExited());
+    }
+  }
+
+  #scheduleProbe(delayMs: number): void {
+    this.#probeTimer = setTimeout(() => void this.#probe(), delayMs);
+  }
+
+  async #probe(): Promise<void> {
+    if (this.#stopping || this.#gone || !this.#ports) return;
+    const ok = await queueProbe(this.#ports.serving, this.#ready ? 1000 : 300);
+    if (this.#stopping || this.#gone) return;
+    if (ok !== this.#ready) {
+      this.#ready = ok;
+      this.#o.onChange();
+    }
+    this.#scheduleProbe(ok ? (this.#o.readyProbeMs ?? 1000) : (this.#o.startProbeMs ?? 50));
+  }
+
+  #childExited(): void {
+    const appGone = !this.#app?.alive;
+    const qpGone = !this.#qp?.alive;
+    const wasReady = this.ready;
+    if (!this.#stopping) {
+      // A container died on its own: the pod is unusable, stop what is left.
+      void this.stop();
+    }
+    if (appGone && qpGone && !this.#gone) {
+      this.#gone = true;
+      if (this.#probeTimer) clearTimeout(this.#probeTimer);
+      this.#o.onChange();
+    } else if (wasReady !== this.ready) this.#o.onChange();
+  }
+
+  /**
+   * Stops the pod as Kubernetes does with Knative's preStop: SIGTERM the queue-proxy (it drains: finishes
+   * accepted requests, then exits), then SIGTERM the app; SIGKILL whatever outlives `killAfterMs`.
+   */
+  async stop(): Promise<void> {
+    const first = !this.#stopping;
+    this.#stopping = true;
+    if (this.#probeTimer) clearTimeout(this.#probeTimer);
+    if (first) this.#o.onChange();
+    const { killAfterMs } = this.#o;
+    const qp = this.#qp;
+    const app = this.#app;
+    if (qp?.alive) {
+      qp.signal("SIGTERM");
+      await within(qp.exited, killAfterMs, () => qp.signal("SIGKILL"));
+    }
+    if (app?.alive) {
+      app.signal("SIGTERM");
+      await within(app.exited, killAfterMs, () => app.signal("SIGKILL"));
+    }
+    await Promise.all([qp?.exited, app?.exited]);
+  }
+}
+
+/** Waits for `p`; after `ms` calls `onTimeout` and keeps waiting. */
+async function within(p: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  const r = await Promise.race([p, timeout]);
+  clearTimeout(timer);
+  if (r === "timeout") {
+    onTimeout();
+    await p;
+  }
+}
+
+/** Parses `{"msg":"thaw-queue-proxy listening","serving":…,"admin":…,"metrics":…}`. */
+function portsFrom(line: string): QueuePorts | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    const v = JSON.parse(line) as Partial<QueuePorts> & { msg?: string };
+    if (v.msg !== "thaw-queue-proxy listening") return undefined;
+    if (typeof v.serving !== "number" || typeof v.metrics !== "number") return undefined;
+    return { serving: v.serving, admin: v.admin ?? 0, metrics: v.metrics };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { type Logger, silentLogger } from "../../logger.js";
+import { keyOf, type RevisionKey } from "../../revision.js";
+import type { PodInfo, Scaler } from "../scaler.js";
+import { killGroupsOnExit } from "./child.js";
+import { LocalPod } from "./local-pod.js";
+import type { LocalServiceSpec } from "./pod-env.js";
+
+/** Options of {@link LocalScaler}. */
+export interface LocalScalerOptions {
+  /** argv that starts a queue-proxy (default: this Node running @thaw/queue-proxy's `thaw-queue-proxy`). */
+  queueProxyCommand?: readonly string[];
+  /** Environment the pods inherit (default process.env). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  logger?: Logger;
+  /** Every output line of every pod. */
+  onPodOutput?: (rev: RevisionKey, pod: string, container: "queue-proxy" | "app", line: string) => void;
+  /** Queue-probe period while a pod starts (default 50 ms, Knative's aggressive probing). */
+  startProbeMs?: number;
+  /** Delay before replacing a pod that died on its own (default 1 s). */
+  restartDelayMs?: number;
+  now?: () => number;
+}
+
+interface LocalRevision {
+  spec: LocalServiceSpec;
+  desired: number;
+  pods: LocalPod[];
+  listeners: Set<(pods: PodInfo[]) => void>;
+  restartTimer: NodeJS.Timeout | undefined;
+}
+
+/** argv of the queue-proxy that ships with Thaw. */
+export function defaultQueueProxyCommand(): string[] {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve("@thaw/queue-proxy");
+  return [process.execPath, join(dirname(entry), "main.js")];
+}
+
+/**
+ * The embedded scaler of `thaw up`: each replica is a pair of local processes (the service's `run.command`
+ * behind a real `thaw-queue-proxy`), kept at the asked count like a ReplicaSet, stopped with SIGTERM and a
+ * drain. Every child is a process-group leader and is killed if this process exits without stopping them.
+ */
+export class LocalScaler implements Scaler {
+  readonly #o: LocalScalerOptions & { logger: Logger; now: () => number; restartDelayMs: number };
+  readonly #revs = new Map<string, LocalRevision>();
+  #queueProxyCommand: readonly string[] | undefined;
+  #closed = false;
+
+  constructor(options: LocalScalerOptions = {}) {
+    this.#o = { logger: silentLogger, now: Date.now, restartDelayMs: 1000, ...options };
+    killGroupsOnExit();
+  }
+
+  /** Declares a revision this scaler runs (before `scale`). */
+  register(spec: LocalServiceSpec): void {
+    const key = keyOf(spec);
+    if (this.#revs.has(key)) throw new Error(`revision ${key} is already registered`);
+    this.#revs.set(key, { spec, desired: 0, pods: [], listeners: new Set(), restartTimer: undefined });
+  }
+
+  async scale(rev: RevisionKey, desired: number): Promise<void> {
+    const r = this.#get(rev);
+    if (this.#closed) return;
+    r.desired = Math.max(0, Math.floor(desired));
+    await this.#converge(r);
+  }
+
+  pods(rev: RevisionKey): PodInfo[] {
+    const r = this.#revs.get(keyOf(rev));
+    return r ? infos(r) : [];
+  }
+
+  subscribe(rev: RevisionKey, onChange: (pods: PodInfo[]) => void): () => void {
+    const r = this.#get(rev);
+    r.listeners.add(onChange);
+    return () => r.listeners.delete(onChange);
+  }
+
+  /** Pids of every live container, for tests and shutdown checks. */
+  pids(): number[] {
+    return [...this.#revs.values()].flatMap((r) => r.pods.flatMap((p) => p.pids));
+  }
+
+  /** Stops every pod (drained, SIGTERM then SIGKILL after the grace) and refuses further scaling. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all: Promise<void>[] = [];
+    for (const r of this.#revs.values()) {
+      if (r.restartTimer) clearTimeout(r.restartTimer);
+      r.desired = 0;
+      for (const p of r.pods) all.push(p.stop());
+    }
+    await Promise.all(all);
+  }
+
+  #get(rev: RevisionKey): LocalRevision {
+    const r = this.#revs.get(keyOf(rev));
+    if (!r) throw new Error(`revision ${keyOf(rev)} is not registered with the local scaler`);
+    return r;
+  }
+
+  async #converge(r: LocalRevision): Promise<void> {
+    const live = r.pods.filter((p) => !p.stopping && !p.gone);
+    const starts: Promise<void>[] = [];
+    for (let i = live.length; i < r.desired; i++) starts.push(this.#startPod(r));
+    if (live.length > r.desired) {
+      // Not-ready pods go first, then the newest: the oldest pods hold the warmest state.
+      const victims = [...live]
+        .sort((a, b) => Number(a.ready) - Number(b.ready) || b.startedAt - a.startedAt)
+        .slice(0, live.length - r.desired);
+      for (const p of victims) void p.stop();
+    }
+    await Promise.all(starts);
+  }
+
+  async #startPod(r: LocalRevision): Promise<void> {
+    const name = `${r.spec.name}-${randomBytes(3).toString("hex")}`;
+    const rev = { namespace: r.spec.namespace, name: r.spec.name };
+    this.#queueProxyCommand ??= this.#o.queueProxyCommand ?? defaultQueueProxyCommand();
+    const pod = new LocalPod({
+      spec: r.spec,
+      name,
+      queueProxyCommand: this.#queueProxyCommand,
+      baseEnv: this.#o.baseEnv ?? process.env,
+      ...(this.#o.onPodOutput ? { onLine: (c, line) => this.#o.onPodOutput?.(rev, name, c, line) } : {}),
+      onChange: () => this.#podChanged(r, pod),
+      ...(this.#o.startProbeMs !== undefined ? { startProbeMs: this.#o.startProbeMs } : {}),
+      // Drain quiet period plus the longest request, plus a margin: Kubernetes' terminationGracePeriod.
+      killAfterMs: r.spec.drainQuietPeriodMs + r.spec.timeoutSeconds * 1000 + 5000,
+      now: this.#o.now,
+    });
+    r.pods.push(pod);
+    try {
+      await pod.start();
+    } catch (err) {
+      this.#o.logger.error("pod failed to start", { revision: keyOf(rev), pod: name, error: String(err) });
+      await pod.stop();
+    }
+    this.#notify(r);
+  }
+
+  #podChanged(r: LocalRevision, pod: LocalPod): void {
+    if (pod.gone) {
+      r.pods = r.pods.filter((p) => p !== pod);
+      const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
+      if (!this.#closed && live < r.desired && !r.restartTimer) {
+        // Like a ReplicaSet: replace a pod that died on its own, after a pause so a crash loop stays slow.
+        r.restartTimer = setTimeout(() => {
+          r.restartTimer = undefined;
+          void this.#converge(r);
+        }, this.#o.restartDelayMs);
+      }
+    }
+    this.#notify(r);
+  }
+
+  #notify(r: LocalRevision): void {
+    const pods = infos(r);
+    for (const l of r.listeners) l(pods);
+  }
+}
+
+function infos(r: LocalRevision): PodInfo[] {
+  const out: PodInfo[] = [];
+  for (const p of r.pods) {
+    if (p.gone || p.stopping || !p.address) continue;
+    const info: PodInfo = { name: p.name, address: p.address, ready: p.ready, startedAt: p.startedAt };
+    const m = p.metricsUrl;
+    if (m) info.metricsUrl = m;
+    out.push(info);
+  }
+  return out;
+}

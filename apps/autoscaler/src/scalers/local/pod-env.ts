@@ -1,0 +1,94 @@
+import { applyRevisionDefaults, type Probe, queueProxyProbeEnv } from "@thaw/readiness";
+
+/** The revision facts a local pod is built from (a thaw.config.yaml service with `run`). */
+export interface LocalServiceSpec {
+  namespace: string;
+  name: string;
+  command: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** Variable that tells the app its port (default PORT). */
+  portEnv: string;
+  containerConcurrency: number;
+  timeoutSeconds: number;
+  responseStartTimeoutSeconds?: number;
+  idleTimeoutSeconds?: number;
+  /** The user's Kubernetes readinessProbe, already validated; none = Knative's default TCP probe. */
+  readinessProbe?: Probe;
+  /** Queue-proxy drain quiet period (Knative: 30 s). */
+  drainQuietPeriodMs: number;
+}
+
+/**
+ * The queue-proxy's environment as Knative's reconciler writes it (c.2), with the readiness probe defaulted
+ * and rewritten by @thaw/readiness (b.1, b.3). Ports that Knative fixes (8012, 8022, 9090) are 0 here so
+ * many pods share one machine; the queue-proxy reports the ports it bound.
+ */
+export function queueProxyEnv(
+  spec: LocalServiceSpec,
+  pod: string,
+  userPort: number,
+): { ok: true; env: Record<string, string> } | { ok: false; error: string } {
+  const revision = applyRevisionDefaults({
+    containers: [
+      {
+        ports: [{ containerPort: userPort }],
+        ...(spec.readinessProbe ? { readinessProbe: structuredClone(spec.readinessProbe) } : {}),
+      },
+    ],
+    containerConcurrency: spec.containerConcurrency,
+    timeoutSeconds: spec.timeoutSeconds,
+    ...(spec.responseStartTimeoutSeconds !== undefined
+      ? { responseStartTimeoutSeconds: spec.responseStartTimeoutSeconds }
+      : {}),
+    ...(spec.idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: spec.idleTimeoutSeconds } : {}),
+  });
+  const serving = revision.containers?.[0];
+  if (!serving) return { ok: false, error: "no serving container after defaulting" };
+  const probe = queueProxyProbeEnv({ serving, containerConcurrency: spec.containerConcurrency });
+  if (!probe.ok) return { ok: false, error: probe.issues.map((i) => `${i.path}: ${i.message}`).join("; ") };
+  return {
+    ok: true,
+    env: {
+      ...probe.value,
+      QUEUE_SERVING_PORT: "0",
+      QUEUE_SERVING_TLS_PORT: "8112",
+      USER_PORT: String(userPort),
+      REVISION_TIMEOUT_SECONDS: String(revision.timeoutSeconds ?? spec.timeoutSeconds),
+      REVISION_RESPONSE_START_TIMEOUT_SECONDS: String(revision.responseStartTimeoutSeconds ?? 0),
+      REVISION_IDLE_TIMEOUT_SECONDS: String(revision.idleTimeoutSeconds ?? 0),
+      SERVING_LOGGING_CONFIG: "",
+      SERVING_LOGGING_LEVEL: "",
+      SERVING_NAMESPACE: spec.namespace,
+      SERVING_CONFIGURATION: spec.name,
+      SERVING_REVISION: spec.name,
+      SERVING_SERVICE: spec.name,
+      SERVING_POD: pod,
+      SERVING_POD_IP: "127.0.0.1",
+      // Thaw's queue-proxy knobs: ports picked by the kernel, loopback only, no Prometheus port per pod.
+      THAW_ADMIN_PORT: "0",
+      THAW_METRICS_PORT: "0",
+      THAW_USER_METRICS_PORT: "0",
+      THAW_BIND_HOST: "127.0.0.1",
+      THAW_DRAIN_QUIET_PERIOD_MS: String(spec.drainQuietPeriodMs),
+    },
+  };
+}
+
+/** The user app's environment: the caller's, the service's `run.env`, its port and Knative's K_* names. */
+export function userAppEnv(
+  spec: LocalServiceSpec,
+  pod: string,
+  userPort: number,
+  base: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return {
+    ...base,
+    ...spec.env,
+    [spec.portEnv]: String(userPort),
+    K_SERVICE: spec.name,
+    K_CONFIGURATION: spec.name,
+    K_REVISION: spec.name,
+    HOSTNAME: pod,
+  };
+}

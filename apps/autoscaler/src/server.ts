@@ -1,0 +1,89 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Clock } from "@thaw/clock";
+import type { Hono } from "hono";
+import { bearerOk } from "./auth.js";
+import type { Logger } from "./logger.js";
+import type { AutoscalerService } from "./service.js";
+import { sseResponse } from "./sse.js";
+import { attachStatSocket, type StatSocket, statRoutes } from "./stat-server.js";
+
+/** Options of {@link startAutoscalerServer}. */
+export interface AutoscalerServerOptions {
+  service: AutoscalerService;
+  clock: Clock;
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+  token?: string;
+  logger?: Logger;
+}
+
+/** A listening autoscaler: stats in (websocket and POST), events and status out. */
+export interface AutoscalerServer {
+  /** `http://host:port` */
+  url: string;
+  port: number;
+  app: Hono;
+  socket: StatSocket;
+  close(): Promise<void>;
+}
+
+/**
+ * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), `GET /v1/scale-events` (SSE)
+ * and `GET /v1/revisions` (JSON status), kubelet probes answered 200.
+ */
+export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port">): Hono {
+  const app = statRoutes({
+    onStats: (stats) => opts.service.record(stats),
+    ...(opts.token ? { token: opts.token } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+  app.use("/v1/scale-events", async (c, next) => {
+    if (!bearerOk(c.req.header("authorization"), opts.token)) {
+      return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
+    }
+    await next();
+  });
+  app.use("/v1/revisions", async (c, next) => {
+    if (!bearerOk(c.req.header("authorization"), opts.token)) {
+      return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
+    }
+    await next();
+  });
+  app.get("/v1/scale-events", (c) => sseResponse(opts.service, opts.clock, c.req.raw.signal));
+  app.get("/v1/revisions", (c) => c.json(opts.service.revisions()));
+  return app;
+}
+
+/** Serves {@link autoscalerApp} and the websocket intake on one port. */
+export async function startAutoscalerServer(opts: AutoscalerServerOptions): Promise<AutoscalerServer> {
+  const app = autoscalerApp(opts);
+  const host = opts.host ?? "127.0.0.1";
+  const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>(
+    (resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, (info: AddressInfo) =>
+        resolve({ server: s, port: info.port }),
+      );
+      s.once("error", reject);
+    },
+  );
+  const socket = attachStatSocket(server as import("node:http").Server, {
+    onStats: (stats) => opts.service.record(stats),
+    ...(opts.token ? { token: opts.token } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    app,
+    socket,
+    close: async () => {
+      await socket.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as import("node:http").Server).closeAllConnections?.();
+      });
+    },
+  };
+}

@@ -1,0 +1,389 @@
+import {
+  activeThreshold,
+  applyScale,
+  Decider,
+  type DeciderStatus,
+  MetricCollector,
+  nextActiveCondition,
+  type ScaleState,
+  scaleScrapedStats,
+  shouldPoke,
+  sksModeFor,
+} from "@thaw/autoscaler";
+import type { Clock, TimerHandle } from "@thaw/clock";
+import type { Stat } from "@thaw/protocol";
+import { type AutoscalerEvent, EventHub, type RevisionStatus } from "./events.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { samplePods } from "./pod-sample.js";
+import type { RevisionPolicy } from "./policy.js";
+import { keyOf, type RevisionKey } from "./revision.js";
+import type { Scaler } from "./scalers/scaler.js";
+import { type ScrapeResult, scrapeStat } from "./scrape.js";
+import type { PushedStat } from "./stat-ingest.js";
+
+/** Knative's decider tick and scrape period (e.1). */
+export const DECIDER_TICK_MS = 2000;
+export const SCRAPE_PERIOD_MS = 1000;
+
+/** Options of {@link AutoscalerService}. */
+export interface AutoscalerServiceOptions {
+  scaler: Scaler;
+  clock: Clock;
+  /** [0, 1); chooses the pods to scrape. */
+  random?: () => number;
+  /** Fetches one pod's Stat (default: {@link scrapeStat} over the network). */
+  scrape?: (url: string) => Promise<ScrapeResult>;
+  /** P3: does the activator answer for this revision? Scale to zero waits for it (default: yes, in process). */
+  probeActivator?: (rev: RevisionKey) => Promise<boolean>;
+  logger?: Logger;
+  tickMs?: number;
+  scrapeMs?: number;
+}
+
+interface Revision {
+  rev: RevisionKey;
+  key: string;
+  policy: RevisionPolicy;
+  decider: Decider;
+  status: DeciderStatus;
+  scale: ScaleState;
+  stable: number;
+  panicConc: number;
+  lastColdStartMs: number | null;
+  coldStartBegan: number | undefined;
+  pokedAt: number | undefined;
+  readyPods: number;
+  scraping: boolean;
+  reconciling: Promise<void> | undefined;
+  again: boolean;
+  recheck: { at: number; handle: TimerHandle } | undefined;
+  unsubscribe: () => void;
+  published: string;
+}
+
+/**
+ * The autoscaler of one process: a MetricCollector fed by pushed stats and by scraping queue-proxies every
+ * second, a KPA Decider per revision ticking every 2 s (at once on a cold-start poke), Knative's scale
+ * application, and a scaler that makes the replicas real. Publishes scale events and revision status.
+ */
+export class AutoscalerService {
+  readonly #o: Required<Omit<AutoscalerServiceOptions, "logger">> & { logger: Logger };
+  readonly #collector = new MetricCollector();
+  readonly #revs = new Map<string, Revision>();
+  readonly #events = new EventHub<AutoscalerEvent>();
+  #timers: TimerHandle[] = [];
+  #running = false;
+
+  constructor(options: AutoscalerServiceOptions) {
+    this.#o = {
+      random: Math.random,
+      scrape: (url) => scrapeStat(url),
+      probeActivator: async () => true,
+      logger: silentLogger,
+      tickMs: DECIDER_TICK_MS,
+      scrapeMs: SCRAPE_PERIOD_MS,
+      ...options,
+    };
+  }
+
+  /** Subscribes to scale, cold-start and status events; returns the unsubscribe. */
+  on(listener: (e: AutoscalerEvent) => void): () => void {
+    return this.#events.on(listener);
+  }
+
+  /**
+   * Starts scaling a revision. It begins scaled to zero, as if it had been idle (unless min-scale says
+   * otherwise), so the first request shows a cold start.
+   */
+  addRevision(rev: RevisionKey, policy: RevisionPolicy): void {
+    const key = keyOf(rev);
+    if (this.#revs.has(key)) throw new Error(`revision ${key} is already being scaled`);
+    const now = this.#o.clock.now();
+    this.#collector.createOrUpdate(key, policy.metric, now);
+    const decider = new Decider(policy.decider, 0, now);
+    // What a tick over an idle revision says: desired 0, and the burst capacity of zero pods.
+    const idle = decider.scale(now, { readyPods: 0, metrics: { stable: 0, panic: 0 } });
+    const r: Revision = {
+      rev: { namespace: rev.namespace, name: rev.name },
+      key,
+      policy,
+      decider,
+      status: { desiredScale: idle.desiredPodCount, excessBurstCapacity: idle.excessBurstCapacity },
+      scale: {
+        currentReplicas: 0,
+        active: "False",
+        activeSinceMs: now,
+        // Starting from zero on purpose: initial-scale is not forced at start.
+        scaleTargetInitialized: true,
+        reachable: true,
+        sksMode: "Proxy",
+        proxySinceMs: now,
+      },
+      stable: 0,
+      panicConc: 0,
+      lastColdStartMs: null,
+      coldStartBegan: undefined,
+      pokedAt: undefined,
+      readyPods: 0,
+      scraping: false,
+      reconciling: undefined,
+      again: false,
+      recheck: undefined,
+      unsubscribe: () => {},
+      published: "",
+    };
+    this.#revs.set(key, r);
+    r.unsubscribe = this.#o.scaler.subscribe(r.rev, () => this.#reconcileSoon(r));
+    this.#reconcileSoon(r);
+  }
+
+  /** Stops scaling a revision (its pods are left to the scaler). */
+  removeRevision(rev: RevisionKey): boolean {
+    const r = this.#revs.get(keyOf(rev));
+    if (!r) return false;
+    r.unsubscribe();
+    if (r.recheck) this.#o.clock.clearTimeout(r.recheck.handle);
+    this.#collector.delete(r.key);
+    return this.#revs.delete(r.key);
+  }
+
+  /** Records pushed stats (activators' WireStatMessages); a load report for a revision at zero pokes it. */
+  record(stats: readonly PushedStat[]): { unknown: number } {
+    const now = this.#o.clock.now();
+    let unknown = 0;
+    for (const { rev, stat } of stats) {
+      const r = this.#revs.get(keyOf(rev));
+      if (!r) {
+        unknown++;
+        continue;
+      }
+      this.#collector.recordStat(r.key, stat, now);
+      if (shouldPoke(r.status.desiredScale, stat)) {
+        r.pokedAt = now;
+        if (r.readyPods === 0) r.coldStartBegan ??= now;
+        void this.#tick(r, now);
+      }
+    }
+    return { unknown };
+  }
+
+  /** The status of every revision (contract 4 shape). */
+  revisions(): RevisionStatus[] {
+    return [...this.#revs.values()].map((r) => this.#statusOf(r));
+  }
+
+  /** The status of one revision. */
+  status(rev: RevisionKey): RevisionStatus | undefined {
+    const r = this.#revs.get(keyOf(rev));
+    return r ? this.#statusOf(r) : undefined;
+  }
+
+  /** Starts the scrape (1 s) and decider (2 s) loops. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    const scrapeLoop = () => {
+      if (!this.#running) return;
+      const now = this.#o.clock.now();
+      for (const r of this.#revs.values()) void this.#scrapeRound(r, now);
+      this.#timers[0] = this.#o.clock.setTimeout(scrapeLoop, this.#o.scrapeMs);
+    };
+    const tickLoop = () => {
+      if (!this.#running) return;
+      const now = this.#o.clock.now();
+      for (const r of this.#revs.values()) void this.#tick(r, now);
+      this.#timers[1] = this.#o.clock.setTimeout(tickLoop, this.#o.tickMs);
+    };
+    this.#timers = [
+      this.#o.clock.setTimeout(scrapeLoop, this.#o.scrapeMs),
+      this.#o.clock.setTimeout(tickLoop, this.#o.tickMs),
+    ];
+  }
+
+  /** Stops the loops and waits for reconciles in flight; pods are left to the scaler's own `close`. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    for (const t of this.#timers) this.#o.clock.clearTimeout(t);
+    this.#timers = [];
+    for (const r of this.#revs.values()) {
+      if (r.recheck) this.#o.clock.clearTimeout(r.recheck.handle);
+      r.recheck = undefined;
+      r.unsubscribe();
+    }
+    await Promise.all([...this.#revs.values()].map((r) => r.reconciling));
+  }
+
+  async #scrapeRound(r: Revision, now: number): Promise<void> {
+    if (!r.policy.metric.scrapeTarget || r.scraping) return;
+    const pods = this.#o.scaler.pods(r.rev).filter((p) => p.ready && p.metricsUrl);
+    if (pods.length === 0) {
+      // No pod to ask: the revision's own load is zero (activator reports add to it).
+      this.#collector.record(r.key, now, { averageConcurrentRequests: 0, requestCount: 0 });
+      return;
+    }
+    r.scraping = true;
+    try {
+      const sample = samplePods(pods, now, r.policy.metric.stableWindowMs, this.#o.random);
+      const results = await Promise.all(sample.map((p) => this.#o.scrape(p.metricsUrl as string)));
+      const stats: Stat[] = [];
+      for (const res of results) {
+        if (res.ok) stats.push(res.stat);
+        else this.#o.logger.warn("scrape failed", { revision: r.key, error: res.error });
+      }
+      if (stats.length > 0 && this.#revs.get(r.key) === r) {
+        this.#collector.record(r.key, now, scaleScrapedStats(stats, pods.length));
+      }
+    } finally {
+      r.scraping = false;
+    }
+  }
+
+  async #tick(r: Revision, now: number): Promise<void> {
+    const reading = this.#collector.readingFor(r.key, r.policy.decider.scalingMetric, now);
+    if (reading.ok) {
+      r.stable = reading.stable;
+      r.panicConc = reading.panic;
+    }
+    const res = r.decider.scale(now, {
+      readyPods: this.#readyCount(r),
+      metrics: reading.ok ? { stable: reading.stable, panic: reading.panic } : null,
+    });
+    if (res.scaleValid) {
+      r.status = { desiredScale: res.desiredPodCount, excessBurstCapacity: res.excessBurstCapacity };
+    }
+    await this.#reconcile(r);
+  }
+
+  #readyCount(r: Revision): number {
+    return this.#o.scaler.pods(r.rev).filter((p) => p.ready).length;
+  }
+
+  #reconcileSoon(r: Revision): void {
+    void this.#reconcile(r);
+  }
+
+  /** Serialised per revision: a reconcile asked for while one runs runs once more afterwards. */
+  #reconcile(r: Revision): Promise<void> {
+    if (r.reconciling) {
+      r.again = true;
+      return r.reconciling;
+    }
+    r.reconciling = (async () => {
+      try {
+        do {
+          r.again = false;
+          await this.#reconcileOnce(r);
+        } while (r.again && this.#revs.get(r.key) === r);
+      } catch (err) {
+        this.#o.logger.error("reconcile failed", { revision: r.key, error: String(err) });
+      } finally {
+        r.reconciling = undefined;
+      }
+    })();
+    return r.reconciling;
+  }
+
+  async #reconcileOnce(r: Revision): Promise<void> {
+    const { clock } = this.#o;
+    let now = clock.now();
+    const settings = r.policy.settings;
+    let step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings });
+    if (step.kind === "probeActivator") {
+      const ok = await this.#o.probeActivator(r.rev).catch(() => false);
+      now = clock.now();
+      step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings, activatorProbe: ok });
+    }
+    if (step.kind !== "decided") return;
+    const from = r.scale.currentReplicas ?? 1;
+    if (step.patchReplicas !== undefined && this.#revs.get(r.key) === r) {
+      const to = step.patchReplicas;
+      r.scale.currentReplicas = to;
+      if (from === 0 && to > 0 && this.#readyCount(r) === 0) r.coldStartBegan ??= now;
+      this.#events.emit({ type: "scale", ...r.rev, from, to, reason: this.#reason(r, from, to), at: now });
+      try {
+        await this.#o.scaler.scale(r.rev, to);
+      } catch (err) {
+        this.#o.logger.error("scaler failed", { revision: r.key, desired: to, error: String(err) });
+      }
+    }
+    for (const e of step.effects) {
+      this.#recheckAfter(r, e.kind === "recheckAfter" ? e.delayMs : e.periodMs);
+    }
+    this.#observe(r, step.scale, clock.now());
+  }
+
+  /** Ready pods, the Active condition, the activator-in-path mode, cold-start timing; publishes changes. */
+  #observe(r: Revision, want: number, now: number): void {
+    const ready = this.#readyCount(r);
+    const wasReady = r.readyPods;
+    r.readyPods = ready;
+    const settings = r.policy.settings;
+    const minReady = activeThreshold(settings, r.scale);
+    const cond = nextActiveCondition(r.scale.active, want, ready, minReady);
+    if (cond.status !== r.scale.active) {
+      r.scale.active = cond.status;
+      r.scale.activeSinceMs = now;
+    }
+    if (!r.scale.scaleTargetInitialized && ready >= settings.initialScale) r.scale.scaleTargetInitialized = true;
+    const mode = sksModeFor(want, r.status.excessBurstCapacity, r.scale.active);
+    if (mode !== r.scale.sksMode) {
+      r.scale.sksMode = mode;
+      r.scale.proxySinceMs = mode === "Proxy" ? now : undefined;
+    }
+    if (wasReady === 0 && ready > 0 && r.coldStartBegan !== undefined) {
+      r.lastColdStartMs = now - r.coldStartBegan;
+      r.coldStartBegan = undefined;
+      this.#events.emit({ type: "cold-start", ...r.rev, coldStartMs: r.lastColdStartMs, at: now });
+    }
+    if (ready === 0 && (r.scale.currentReplicas ?? 0) === 0) r.coldStartBegan = undefined;
+    const status = this.#statusOf(r);
+    const text = JSON.stringify(status);
+    if (text !== r.published) {
+      r.published = text;
+      this.#events.emit({ type: "status", status, at: now });
+    }
+  }
+
+  #recheckAfter(r: Revision, delayMs: number): void {
+    const { clock } = this.#o;
+    const at = clock.now() + delayMs;
+    if (r.recheck && r.recheck.at <= at) return;
+    if (r.recheck) clock.clearTimeout(r.recheck.handle);
+    const handle = clock.setTimeout(() => {
+      r.recheck = undefined;
+      if (this.#running && this.#revs.get(r.key) === r) void this.#reconcile(r);
+    }, delayMs);
+    r.recheck = { at, handle };
+  }
+
+  #reason(r: Revision, from: number, to: number): string {
+    const target = r.policy.decider.targetValue;
+    const load = `stable ${fmt(r.stable)} / panic ${fmt(r.panicConc)} concurrent, target ${fmt(target)} per pod`;
+    if (from === 0 && r.pokedAt !== undefined && this.#o.clock.now() - r.pokedAt < 5000) {
+      return "request while scaled to zero";
+    }
+    if (to === 0) return "idle: no load for the stable window and the grace period";
+    const max = r.policy.settings.maxScale;
+    const capped = max > 0 && to === max && r.status.desiredScale > max ? ` (capped by max-scale ${max})` : "";
+    return `${r.decider.panicking ? "panic: " : ""}${load}${capped}`;
+  }
+
+  #statusOf(r: Revision): RevisionStatus {
+    return {
+      namespace: r.rev.namespace,
+      name: r.rev.name,
+      desiredScale: r.scale.currentReplicas ?? 0,
+      readyPods: r.readyPods,
+      panic: r.decider.panicking,
+      mode: r.scale.sksMode === "Proxy" ? "proxy" : "serve",
+      stableConcurrency: r.stable,
+      panicConcurrency: r.panicConc,
+      excessBurstCapacity: r.status.excessBurstCapacity,
+      lastColdStartMs: r.lastColdStartMs,
+    };
+  }
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { isKubeletProbe, PROTOBUF_CONTENT_TYPE } from "@thaw/protocol";
+import { Hono } from "hono";
+import { WebSocketServer } from "ws";
+import { bearerOk } from "./auth.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { ingestWireStats, type PushedStat } from "./stat-ingest.js";
+
+/** Where decoded stats go (the service's `record`). */
+export type StatHandler = (stats: PushedStat[]) => void;
+
+/** Options shared by the HTTP and websocket stat endpoints. */
+export interface StatEndpointOptions {
+  onStats: StatHandler;
+  /** Bearer token; none = open (DESIGN.md contract 5). */
+  token?: string;
+  logger?: Logger;
+  /** Largest accepted body or frame (default 1 MiB). */
+  maxBytes?: number;
+}
+
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The HTTP side of the stat server: kubelet probes get 200, `POST /v1/stats` takes one serialised
+ * `WireStatMessages` (`Content-Type: application/protobuf`) for activators that cannot keep a websocket.
+ */
+export function statRoutes(opts: StatEndpointOptions): Hono {
+  const app = new Hono();
+  const max = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  app.use("*", async (c, next) => {
+    if (isKubeletProbe(c.req.raw.headers)) return c.body(null, 200);
+    await next();
+  });
+  app.get("/healthz", (c) => c.text("ok"));
+  app.post("/v1/stats", async (c) => {
+    if (!bearerOk(c.req.header("authorization"), opts.token)) {
+      return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
+    }
+    const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+    if (type !== PROTOBUF_CONTENT_TYPE) {
+      return c.json(
+        { error: { code: "ERR_BAD_REQUEST", message: `Content-Type must be ${PROTOBUF_CONTENT_TYPE}` } },
+        415,
+      );
+    }
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (bytes.length > max) {
+      return c.json({ error: { code: "ERR_BAD_REQUEST", message: `body larger than ${max} bytes` } }, 413);
+    }
+    const res = ingestWireStats(bytes);
+    if (!res.ok) return c.json({ error: { code: "ERR_BAD_REQUEST", message: res.error } }, 400);
+    opts.onStats(res.stats);
+    return c.json({ accepted: res.stats.length, skipped: res.skipped });
+  });
+  return app;
+}
+
+/** A running websocket stat endpoint. */
+export interface StatSocket {
+  /** Open connections. */
+  readonly connections: number;
+  /** Closes every connection with 1012 (service restart), as Knative's stat server does on shutdown. */
+  close(): Promise<void>;
+}
+
+/**
+ * Accepts activators' websocket connections on `server` (any path) and decodes each binary frame as one
+ * `WireStatMessages`; text frames are dropped (f.1). The bearer token is checked on the upgrade request.
+ */
+export function attachStatSocket(server: Server, opts: StatEndpointOptions): StatSocket {
+  const log = opts.logger ?? silentLogger;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxBytes ?? DEFAULT_MAX_BYTES });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!bearerOk(req.headers.authorization, opts.token)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  };
+  server.on("upgrade", onUpgrade);
+  wss.on("connection", (ws) => {
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) return;
+      const bytes = Array.isArray(data)
+        ? new Uint8Array(Buffer.concat(data))
+        : new Uint8Array(data as ArrayBuffer | Buffer);
+      const res = ingestWireStats(bytes);
+      if (!res.ok) {
+        log.warn("bad stat frame", { error: res.error });
+        return;
+      }
+      opts.onStats(res.stats);
+    });
+    ws.on("error", (err) => log.warn("stat socket error", { error: err.message }));
+  });
+  return {
+    get connections() {
+      return wss.clients.size;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.off("upgrade", onUpgrade);
+        for (const ws of wss.clients) ws.close(1012, "autoscaler restarting");
+        wss.close(() => resolve());
+      }),
+  };
+}
