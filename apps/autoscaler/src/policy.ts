@@ -43,13 +43,20 @@ const SCRAPE_PODS = "pods";
  * Resolves a revision's decider spec, metric spec and scale settings with @thaw/autoscaler's own parsers,
  * so `thaw validate`, `thaw up` and `thaw-autoscaler` all read the same keys the same way.
  */
-export function policyFor(input: PolicyInput): { ok: true; value: RevisionPolicy } | { ok: false; issues: PolicyIssue[] } {
+export function policyFor(
+  input: PolicyInput,
+): { ok: true; value: RevisionPolicy } | { ok: false; issues: PolicyIssue[] } {
   const issues: PolicyIssue[] = [];
   const globalPath = input.globalPath ?? "autoscaler";
   const base = parseAutoscalerConfig(input.global ?? {}, DEFAULT_AUTOSCALER_CONFIG);
-  if (!base.ok) for (const i of base.issues) issues.push({ path: `${globalPath}.${i.path}`, message: i.message });
+  if (!base.ok)
+    for (const i of base.issues) issues.push({ path: `${globalPath}.${i.path}`, message: i.message });
   const config: AutoscalerConfig = base.ok ? base.value : { ...DEFAULT_AUTOSCALER_CONFIG };
-  const block = parseAutoscalingBlock(input.autoscaling ?? {}, config, input.autoscalingPath ?? "autoscaling");
+  const block = parseAutoscalingBlock(
+    input.autoscaling ?? {},
+    config,
+    input.autoscalingPath ?? "autoscaling",
+  );
   if (!block.ok) issues.push(...block.issues);
   if (issues.length > 0 || !block.ok) return { ok: false, issues };
   const facts = { containerConcurrency: input.containerConcurrency, annotations: block.value.annotations };

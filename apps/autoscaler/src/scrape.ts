@@ -44,7 +44,11 @@ export async function scrapeStat(url: string, opts: ScrapeOptions = {}): Promise
   const type = (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== PROTOBUF_CONTENT_TYPE) {
     await res.body?.cancel();
-    return { ok: false, error: `GET ${url}: unsupported content type ${JSON.stringify(type)}`, maybeMesh: false };
+    return {
+      ok: false,
+      error: `GET ${url}: unsupported content type ${JSON.stringify(type)}`,
+      maybeMesh: false,
+    };
   }
   let bytes: Uint8Array;
   try {

@@ -11,7 +11,7 @@ import {
   sksModeFor,
 } from "@thaw/autoscaler";
 import type { Clock, TimerHandle } from "@thaw/clock";
-import type { Stat } from "@thaw/protocol";
+import { emptyStat, type Stat } from "@thaw/protocol";
 import { type AutoscalerEvent, EventHub, type RevisionStatus } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { samplePods } from "./pod-sample.js";
@@ -167,6 +167,15 @@ export class AutoscalerService {
     return { unknown };
   }
 
+  /**
+   * Someone is waiting for a revision (the activator's `/v1/activate` or a held request): counts as one
+   * concurrent request, as the activator's cold-start poke does (d.5), so a revision at zero scales up now.
+   */
+  poke(rev: RevisionKey): boolean {
+    const stat = { ...emptyStat("poke"), averageConcurrentRequests: 1, requestCount: 1 };
+    return this.record([{ rev, stat }]).unknown === 0;
+  }
+
   /** The status of every revision (contract 4 shape). */
   revisions(): RevisionStatus[] {
     return [...this.#revs.values()].map((r) => this.#statusOf(r));
@@ -291,7 +300,13 @@ export class AutoscalerService {
     if (step.kind === "probeActivator") {
       const ok = await this.#o.probeActivator(r.rev).catch(() => false);
       now = clock.now();
-      step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings, activatorProbe: ok });
+      step = applyScale({
+        now,
+        desired: r.status.desiredScale,
+        state: r.scale,
+        settings,
+        activatorProbe: ok,
+      });
     }
     if (step.kind !== "decided") return;
     const from = r.scale.currentReplicas ?? 1;
@@ -324,7 +339,8 @@ export class AutoscalerService {
       r.scale.active = cond.status;
       r.scale.activeSinceMs = now;
     }
-    if (!r.scale.scaleTargetInitialized && ready >= settings.initialScale) r.scale.scaleTargetInitialized = true;
+    if (!r.scale.scaleTargetInitialized && ready >= settings.initialScale)
+      r.scale.scaleTargetInitialized = true;
     const mode = sksModeFor(want, r.status.excessBurstCapacity, r.scale.active);
     if (mode !== r.scale.sksMode) {
       r.scale.sksMode = mode;
@@ -364,7 +380,8 @@ export class AutoscalerService {
     }
     if (to === 0) return "idle: no load for the stable window and the grace period";
     const max = r.policy.settings.maxScale;
-    const capped = max > 0 && to === max && r.status.desiredScale > max ? ` (capped by max-scale ${max})` : "";
+    const capped =
+      max > 0 && to === max && r.status.desiredScale > max ? ` (capped by max-scale ${max})` : "";
     return `${r.decider.panicking ? "panic: " : ""}${load}${capped}`;
   }
 

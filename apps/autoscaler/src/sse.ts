@@ -12,7 +12,12 @@ export interface EventSource {
  * `scale`, `cold-start` and `status` event as it happens, and a `: ping` comment every `pingMs`. For
  * activators and hooks in other processes that need each revision's mode (proxy | serve).
  */
-export function sseResponse(source: EventSource, clock: Clock, signal: AbortSignal, pingMs = 15_000): Response {
+export function sseResponse(
+  source: EventSource,
+  clock: Clock,
+  signal: AbortSignal,
+  pingMs = 15_000,
+): Response {
   const enc = new TextEncoder();
   let off = () => {};
   let ping: TimerHandle | undefined;
@@ -33,7 +38,8 @@ export function sseResponse(source: EventSource, clock: Clock, signal: AbortSign
           close();
         }
       };
-      const event = (type: string, data: unknown) => send(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      const event = (type: string, data: unknown) =>
+        send(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       const at = clock.now();
       for (const status of source.revisions()) event("status", { type: "status", status, at });
       off = source.on((e) => event(e.type, e));

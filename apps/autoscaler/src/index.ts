@@ -1,0 +1,42 @@
+/**
+ * @thaw/autoscaler-service: Knative's autoscaler as a Node service. Stats come in from activators
+ * (websocket or POST) and from scraping queue-proxies; @thaw/autoscaler decides; a scaler (local processes,
+ * Kubernetes, webhook) makes the replicas real; scale events and revision status go out to subscribers.
+ */
+export { bearerOk } from "./auth.js";
+export {
+  type AutoscalerEvent,
+  type ColdStartEvent,
+  EventHub,
+  type RevisionStatus,
+  type ScaleEvent,
+  type StatusEvent,
+} from "./events.js";
+export { jsonLogger, type Logger, silentLogger } from "./logger.js";
+export { samplePods } from "./pod-sample.js";
+export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
+export { keyOf, type RevisionKey } from "./revision.js";
+export { killAllGroups, killGroupsOnExit, liveGroupCount } from "./scalers/local/child.js";
+export {
+  defaultQueueProxyCommand,
+  LocalScaler,
+  type LocalScalerOptions,
+} from "./scalers/local/local-scaler.js";
+export type { LocalServiceSpec } from "./scalers/local/pod-env.js";
+export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
+export { SCRAPE_TIMEOUT_MS, type ScrapeOptions, type ScrapeResult, scrapeStat } from "./scrape.js";
+export {
+  type AutoscalerServer,
+  type AutoscalerServerOptions,
+  autoscalerApp,
+  startAutoscalerServer,
+} from "./server.js";
+export {
+  AutoscalerService,
+  type AutoscalerServiceOptions,
+  DECIDER_TICK_MS,
+  SCRAPE_PERIOD_MS,
+} from "./service.js";
+export { type EventSource, sseResponse } from "./sse.js";
+export { type IngestResult, ingestWireStats, type PushedStat } from "./stat-ingest.js";
+export { attachStatSocket, type StatEndpointOptions, type StatSocket, statRoutes } from "./stat-server.js";

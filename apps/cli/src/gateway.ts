@@ -1,0 +1,103 @@
+import type { Forwarder, UpstreamRequest } from "@thaw/activator";
+import { UpstreamError } from "@thaw/activator";
+import type { RevisionStatus } from "@thaw/autoscaler-service";
+import type { IngressHook } from "@thaw/ingress-hook";
+import { type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
+import { Header } from "@thaw/protocol";
+import { Hono } from "hono";
+import { statusPage } from "./status-page.js";
+
+/** Where the hook says a request goes when the activator must carry it (proxy mode). */
+export const ACTIVATOR_UPSTREAM = "activator.thaw.internal:0";
+
+/** What the gateway composes. */
+export interface GatewayDeps {
+  hook: IngressHook;
+  /** The activator's Hono app, called in process. */
+  activator: { fetch(req: Request): Response | Promise<Response> };
+  /** HTTP forwarder to pods (the activator's keep-alive pool). */
+  forward: Forwarder;
+  /** Revision status for the API and page, and each revision's mode. */
+  revisions(): RevisionStatus[];
+  /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
+  forwardAuth: { fetch(req: Request): Response | Promise<Response> };
+  /** Counts requests the gateway accepted and has not answered yet (drain waits for 0). */
+  inflight: { in(): void; out(): void };
+}
+
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+];
+
+/**
+ * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/auth/*`
+ * (the hook as a forward-auth service), `/v1/*` (the activator API), and everything else through the
+ * ingress hook: warm revisions in serve mode go straight to a pod, the rest through the activator.
+ */
+export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressVariables }> {
+  const app = new Hono<{ Variables: ThawIngressVariables }>();
+  app.get("/_thaw", (c) => c.redirect("/_thaw/"));
+  app.get("/_thaw/", (c) => c.html(statusPage()));
+  app.get("/_thaw/api/revisions", (c) => c.json(deps.revisions()));
+  app.all("/_thaw/auth/*", (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = url.pathname.slice("/_thaw/auth".length) || "/";
+    return deps.forwardAuth.fetch(new Request(url, c.req.raw));
+  });
+  app.all("/v1/*", (c) => deps.activator.fetch(c.req.raw));
+  app.use("*", async (c, next) => {
+    deps.inflight.in();
+    try {
+      await next();
+    } finally {
+      deps.inflight.out();
+    }
+  });
+  app.use("*", thawIngress({ hook: deps.hook, setUpstreamHeader: false }));
+  app.all("*", async (c) => {
+    const d = c.var.thaw;
+    const status = deps
+      .revisions()
+      .find((r) => r.namespace === d.revision.namespace && r.name === d.revision.name);
+    const direct = status?.mode === "serve" && d.upstream && d.upstream !== ACTIVATOR_UPSTREAM;
+    if (direct) {
+      const res = await toPod(deps.forward, d.upstream as string, c.req.raw);
+      if (res) return res;
+    }
+    const headers = new Headers(c.req.raw.headers);
+    headers.set(Header.namespace, d.revision.namespace);
+    headers.set(Header.revision, d.revision.name);
+    return deps.activator.fetch(new Request(c.req.raw, { headers }));
+  });
+  return app;
+}
+
+/** Forwards to a pod; undefined when the connection never opened (the activator then takes the request). */
+async function toPod(forward: Forwarder, dest: string, req: Request): Promise<Response | undefined> {
+  const url = new URL(req.url);
+  const headers = new Headers(req.headers);
+  for (const h of HOP_BY_HOP) headers.delete(h);
+  const host = req.headers.get("host");
+  if (host) headers.set("x-forwarded-host", host);
+  const upstream: UpstreamRequest = {
+    method: req.method,
+    path: url.pathname + url.search,
+    headers,
+    body: req.body,
+    signal: req.signal,
+  };
+  try {
+    const res = await forward(dest, upstream);
+    return new Response(res.body, { status: res.status, headers: res.headers });
+  } catch (err) {
+    if (err instanceof UpstreamError && !err.sent) return undefined;
+    return new Response("upstream failed\n", { status: 502 });
+  }
+}

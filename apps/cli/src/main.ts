@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/** `thaw`: `thaw up [--config file] [--verbose]` and `thaw validate <file>`. */
+import { upCommand } from "./up.js";
+import { validateCommand } from "./validate.js";
+
+const USAGE = `usage:
+  thaw up [--config thaw.config.yaml] [--verbose]   run the whole stack on this machine
+  thaw validate <thaw.config.yaml>                  check a config, print every issue`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === "validate") {
+    const file = rest.find((a) => !a.startsWith("-"));
+    if (!file) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    const r = await validateCommand(file);
+    (r.code === 0 ? process.stdout : process.stderr).write(`${r.output}\n`);
+    return r.code;
+  }
+  if (command === "up") {
+    let config = "thaw.config.yaml";
+    let verbose = false;
+    for (let i = 0; i < rest.length; i++) {
+      const a = rest[i] as string;
+      if (a === "--config" || a === "-c") config = rest[++i] ?? config;
+      else if (a.startsWith("--config=")) config = a.slice("--config=".length);
+      else if (a === "--verbose" || a === "-v") verbose = true;
+      else {
+        process.stderr.write(`thaw up: unknown argument ${a}\n${USAGE}\n`);
+        return 2;
+      }
+    }
+    return upCommand({ config, verbose });
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return command === "--help" || command === "-h" ? 0 : 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`thaw: ${String(err)}\n`);
+    process.exit(1);
+  },
+);

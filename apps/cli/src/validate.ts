@@ -1,0 +1,24 @@
+import { formatIssues, type ThawConfig } from "@thaw/config";
+import { loadConfigFile } from "@thaw/config/node";
+import { type ResolvedService, resolveServices } from "./config-check.js";
+
+/** A config file read and checked in full, or every issue found in it. */
+export type LoadedConfig =
+  | { ok: true; config: ThawConfig; services: ResolvedService[] }
+  | { ok: false; issues: { path: string; message: string }[] };
+
+/** Reads a thaw.config.yaml and runs every check: the schema, then the autoscaling and probe rules. */
+export async function loadAndCheck(file: string): Promise<LoadedConfig> {
+  const loaded = await loadConfigFile(file);
+  if (!loaded.ok) return { ok: false, issues: loaded.issues };
+  const resolved = resolveServices(loaded.value);
+  if (!resolved.ok) return { ok: false, issues: resolved.issues };
+  return { ok: true, config: loaded.value, services: resolved.value };
+}
+
+/** `thaw validate <file>`: `ok` and exit 0, or one line per issue and exit 1. */
+export async function validateCommand(file: string): Promise<{ code: number; output: string }> {
+  const r = await loadAndCheck(file);
+  if (r.ok) return { code: 0, output: `${file}: ok (${r.config.services.length} service(s))` };
+  return { code: 1, output: formatIssues(r.issues, file) };
+}
