@@ -52,7 +52,7 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     return deps.forwardAuth.fetch(new Request(url, c.req.raw));
   });
   app.all("/v1/*", (c) => deps.activator.fetch(c.req.raw));
-  app.use("*", async (c, next) => {
+  app.use("*", async (_c, next) => {
     deps.inflight.in();
     try {
       await next();
