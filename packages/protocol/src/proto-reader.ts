@@ -81,15 +81,45 @@ export class ProtoReader {
     throw new ProtoDecodeError(ProtoErrorCode.malformed, start, "varint longer than 10 bytes");
   }
 
+  /**
+   * A varint as a double, for keys and lengths: exact up to 2^53, approximate above, which only ever
+   * feeds range checks that reject such values anyway. Avoids BigInt on the hot path.
+   */
+  varintNumber(): number {
+    const start = this.#pos;
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.#pos >= this.#end)
+        throw new ProtoDecodeError(ProtoErrorCode.truncated, start, "varint cut short");
+      const b = this.#buf[this.#pos++] as number;
+      if (i === 9 && b > 1)
+        throw new ProtoDecodeError(ProtoErrorCode.malformed, start, "varint overflows 64 bits");
+      result += (b & 0x7f) * scale;
+      if (b < 0x80) return result;
+      scale *= 0x80;
+    }
+    throw new ProtoDecodeError(ProtoErrorCode.malformed, start, "varint longer than 10 bytes");
+  }
+
+  /** An int64 varint as a number (two's complement for negatives; beyond 2^53 precision is lost). */
+  int64(): number {
+    const start = this.#pos;
+    const n = this.varintNumber();
+    if (n <= Number.MAX_SAFE_INTEGER) return n;
+    this.#pos = start;
+    return Number(BigInt.asIntN(64, this.varint()));
+  }
+
   /** A field key: field number and wire type. */
   tag(): { field: number; wireType: number } {
     const start = this.#pos;
-    const key = this.varint();
-    const field = Number(key >> 3n);
+    const key = this.varintNumber();
+    const field = Math.floor(key / 8);
     if (field < 1 || field > MAX_FIELD) {
       throw new ProtoDecodeError(ProtoErrorCode.malformed, start, `invalid field number ${field}`);
     }
-    return { field, wireType: Number(key & 7n) };
+    return { field, wireType: key % 8 };
   }
 
   /** A little-endian double. */
@@ -103,8 +133,8 @@ export class ProtoReader {
   /** A length prefix followed by that many bytes, returned as [start, end) offsets. */
   span(): [number, number] {
     const start = this.#pos;
-    const len = this.varint();
-    if (len > BigInt(this.#end - this.#pos)) {
+    const len = this.varintNumber();
+    if (len > this.#end - this.#pos) {
       throw new ProtoDecodeError(
         ProtoErrorCode.truncated,
         start,
@@ -119,6 +149,17 @@ export class ProtoReader {
   /** A length-delimited UTF-8 string (proto3 rejects invalid UTF-8, so do we). */
   string(): string {
     const [from, to] = this.span();
+    // ASCII (every pod and revision name) needs neither validation nor TextDecoder.
+    if (to - from <= 256) {
+      let ascii = "";
+      let i = from;
+      for (; i < to; i++) {
+        const b = this.#buf[i] as number;
+        if (b >= 0x80) break;
+        ascii += String.fromCharCode(b);
+      }
+      if (i === to) return ascii;
+    }
     try {
       return utf8.decode(this.#buf.subarray(from, to));
     } catch {
@@ -136,7 +177,7 @@ export class ProtoReader {
   skip(wireType: number, field: number): void {
     switch (wireType) {
       case WireType.varint:
-        this.varint();
+        this.varintNumber();
         return;
       case WireType.fixed64:
         this.#need(8, "fixed64");

@@ -14,7 +14,8 @@ const utf8 = new TextEncoder();
 
 /** A growable byte buffer that writes protobuf wire primitives. */
 export class ProtoWriter {
-  #buf = new Uint8Array(64);
+  // Big enough for any Stat (the scraper caps them at 336 bytes) so encoding one never grows the buffer.
+  #buf = new Uint8Array(384);
   #view = new DataView(this.#buf.buffer);
   #len = 0;
 
@@ -79,7 +80,25 @@ export class ProtoWriter {
 
   /** A length-prefixed UTF-8 string. */
   string(value: string): this {
-    return this.bytes(utf8.encode(value));
+    // Pod and revision names are ASCII: copying code units skips TextEncoder's allocation.
+    const n = value.length;
+    for (let i = 0; i < n; i++) if (value.charCodeAt(i) >= 0x80) return this.bytes(utf8.encode(value));
+    this.uint32(n);
+    this.#reserve(n);
+    for (let i = 0; i < n; i++) this.#buf[this.#len++] = value.charCodeAt(i);
+    return this;
+  }
+
+  /** An unsigned varint of a non-negative safe integer, with float arithmetic instead of BigInt. */
+  uint53(value: number): this {
+    this.#reserve(8);
+    let v = value;
+    while (v >= 0x80) {
+      this.#buf[this.#len++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.#buf[this.#len++] = v;
+    return this;
   }
 
   /** proto3 `string` field: omitted when empty. */
@@ -96,6 +115,7 @@ export class ProtoWriter {
   int64Field(field: number, value: number): this {
     if (value === 0) return this;
     if (!Number.isInteger(value)) throw new RangeError(`int64 field ${field}: ${value} is not an integer`);
+    if (value > 0 && value <= Number.MAX_SAFE_INTEGER) return this.tag(field, WireType.varint).uint53(value);
     const big = BigInt(value);
     if (big < MIN_INT64 || big > MAX_INT64)
       throw new RangeError(`int64 field ${field}: ${value} is out of range`);

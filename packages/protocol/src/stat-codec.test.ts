@@ -8,6 +8,7 @@ import {
   encodeStat,
   encodeWireStatMessage,
   encodeWireStatMessages,
+  statMetricsResponse,
 } from "./stat-codec.js";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -67,6 +68,12 @@ const statRows: { name: string; value: Stat; hex: string }[] = [
     value: stat({ timestamp: Number.MAX_SAFE_INTEGER }),
     hex: "38ffffffffffffff0f",
   },
+  {
+    name: "timestamp 2^60 (past 2^53, exact as a power of two)",
+    value: stat({ timestamp: 2 ** 60 }),
+    hex: "38808080808080808010",
+  },
+  { name: "smallest int64 timestamp", value: stat({ timestamp: -(2 ** 63) }), hex: "3880808080808080808001" },
 ];
 
 const wireRows: { name: string; value: WireStatMessage; hex: string }[] = [
@@ -135,6 +142,34 @@ describe("round trip", () => {
         : { stat: stat({ podName: `p${i}`, averageConcurrentRequests: i / 7, timestamp: i }) }),
     }));
     expect(decodeWireStatMessages(encodeWireStatMessages(messages))).toEqual({ ok: true, value: messages });
+  });
+});
+
+describe("input forms", () => {
+  const encoded = encodeStat(stat({ podName: "pod", processUptime: 1.5, timestamp: 9 }));
+  it.each([
+    [
+      "a view at an odd offset of a larger buffer",
+      () => {
+        const big = new Uint8Array(encoded.length + 7);
+        big.set(encoded, 3);
+        return big.subarray(3, 3 + encoded.length);
+      },
+    ],
+    ["a Node Buffer", () => Buffer.from(encoded)],
+    ["an ArrayBuffer", () => encoded.slice().buffer],
+  ])("decodes %s", (_name, make) => {
+    expect(decodeStat(make())).toEqual({
+      ok: true,
+      value: stat({ podName: "pod", processUptime: 1.5, timestamp: 9 }),
+    });
+  });
+
+  it("statMetricsResponse serves the bytes as application/protobuf", async () => {
+    const res = statMetricsResponse(stat({ podName: "p" }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/protobuf");
+    expect(hex(new Uint8Array(await res.arrayBuffer()))).toBe("0a0170");
   });
 });
 

@@ -1,3 +1,4 @@
+import { PROTOBUF_CONTENT_TYPE } from "./headers.js";
 import { type DecodeResult, ProtoDecodeError, ProtoReader } from "./proto-reader.js";
 import { ProtoWriter, WireType } from "./proto-writer.js";
 import { emptyStat, type Stat, type WireStatMessage } from "./stat.js";
@@ -87,7 +88,7 @@ function readStat(r: ProtoReader, into: Stat, path: string): Stat {
       else if (field === StatField.podName && tag.wireType === WireType.lengthDelimited)
         into.podName = r.string();
       else if (field === StatField.timestamp && tag.wireType === WireType.varint) {
-        into.timestamp = Number(BigInt.asIntN(64, r.varint()));
+        into.timestamp = r.int64();
       }
       // Unknown field, or a known one with another wire type: Go keeps it as unknown; we skip it.
       else r.skip(tag.wireType, field);
@@ -120,6 +121,13 @@ function readWireStatMessage(r: ProtoReader, path: string): WireStatMessage {
   return m;
 }
 
+/** Bytes as they arrive: a `Uint8Array` (Node `Buffer` included) or a websocket frame's `ArrayBuffer`. */
+export type ProtoInput = Uint8Array | ArrayBuffer;
+
+function view(input: ProtoInput): Uint8Array {
+  return input instanceof Uint8Array ? input : new Uint8Array(input);
+}
+
 function decodeWith<T>(read: () => T): DecodeResult<T> {
   try {
     return { ok: true, value: read() };
@@ -138,19 +146,19 @@ function decodeWith<T>(read: () => T): DecodeResult<T> {
 }
 
 /** Parses a serialised `Stat`; unknown fields are skipped, bad input is an issue, never a throw. */
-export function decodeStat(bytes: Uint8Array): DecodeResult<Stat> {
-  return decodeWith(() => readStat(new ProtoReader(bytes), emptyStat(), ""));
+export function decodeStat(bytes: ProtoInput): DecodeResult<Stat> {
+  return decodeWith(() => readStat(new ProtoReader(view(bytes)), emptyStat(), ""));
 }
 
 /** Parses one serialised `WireStatMessage`. */
-export function decodeWireStatMessage(bytes: Uint8Array): DecodeResult<WireStatMessage> {
-  return decodeWith(() => readWireStatMessage(new ProtoReader(bytes), ""));
+export function decodeWireStatMessage(bytes: ProtoInput): DecodeResult<WireStatMessage> {
+  return decodeWith(() => readWireStatMessage(new ProtoReader(view(bytes)), ""));
 }
 
 /** Parses a serialised `WireStatMessages` into its messages (including ones without a `stat`). */
-export function decodeWireStatMessages(bytes: Uint8Array): DecodeResult<WireStatMessage[]> {
+export function decodeWireStatMessages(bytes: ProtoInput): DecodeResult<WireStatMessage[]> {
   return decodeWith(() => {
-    const r = new ProtoReader(bytes);
+    const r = new ProtoReader(view(bytes));
     const out: WireStatMessage[] = [];
     while (!r.done) {
       const { field, wireType } = r.tag();
@@ -167,4 +175,9 @@ export function decodeWireStatMessages(bytes: Uint8Array): DecodeResult<WireStat
     }
     return out;
   });
+}
+
+/** The queue-proxy's :9090 `/metrics` answer: 200, `application/protobuf`, the serialised `Stat`. */
+export function statMetricsResponse(stat: Stat): Response {
+  return new Response(encodeStat(stat), { status: 200, headers: { "content-type": PROTOBUF_CONTENT_TYPE } });
 }
