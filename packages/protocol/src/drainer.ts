@@ -13,7 +13,7 @@ export const QUEUE_PROXY_DRAIN_QUIET_PERIOD_MS = 30_000;
 export const SHUTTING_DOWN_MESSAGE = "shutting down";
 
 /** A request handler the drainer wraps. */
-export type Handler = (req: Request) => Response | Promise<Response>;
+export type RequestHandler = (req: Request) => Response | Promise<Response>;
 
 /** How a {@link Drainer} is set up. */
 export interface DrainerOptions {
@@ -23,7 +23,7 @@ export interface DrainerOptions {
   /** User-agent prefixes that also mark health checks (the queue-proxy passes the activator's and autoscaler's). */
   healthCheckUserAgentPrefixes?: readonly string[];
   /** Answers health checks while not draining; absent = 200 with an empty body. */
-  healthCheck?: Handler;
+  healthCheck?: RequestHandler;
 }
 
 /**
@@ -35,7 +35,7 @@ export class Drainer {
   readonly #clock: Clock;
   readonly #quietPeriodMs: number;
   readonly #prefixes: readonly string[];
-  readonly #healthCheck: Handler | undefined;
+  readonly #healthCheck: RequestHandler | undefined;
   #timer: TimerHandle | undefined;
   /** Clock time the pending quiet timer fires at; undefined once it fired or when not draining. */
   #deadline: number | undefined;
@@ -116,7 +116,7 @@ export class Drainer {
   }
 
   /** Wraps an app handler: probes are answered here, every other request restarts the quiet timer. */
-  async handle(req: Request, next: Handler): Promise<Response> {
+  async handle(req: Request, next: RequestHandler): Promise<Response> {
     const own = this.intercept(req);
     if (own) return own;
     this.noteRequest();
