@@ -10,6 +10,7 @@ export * from "./capacity.js";
 export * from "./concurrency-reporter.js";
 export * from "./errors.js";
 export * from "./gate.js";
+export * from "./gated-handler.js";
 export * from "./infinite-breaker.js";
 export * from "./lb-policy.js";
 export * from "./pod-tracker.js";

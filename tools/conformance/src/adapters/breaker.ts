@@ -1,4 +1,12 @@
-import { Breaker, type BreakerParams, Semaphore } from "@thaw/activation";
+import {
+  Breaker,
+  type BreakerParams,
+  type FetchHandler,
+  gatedHandler,
+  RequestStats,
+  Semaphore,
+} from "@thaw/activation";
+import { ManualClock } from "@thaw/clock/testing";
 import { diff } from "../compare.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
@@ -152,6 +160,114 @@ export const adapter: Adapter = {
   },
 };
 
+/** Queue-proxy handler vectors, run through `gatedHandler` in front of a controllable upstream. */
 async function runHandler(v: Vector): Promise<Outcome> {
-  return fail(`queue-proxy handler vectors are not wired yet: ${v.name}`);
+  const { input, expect } = v;
+  const gate = input.breaker ? new Breaker(input.breaker as BreakerParams) : undefined;
+  const clock = new ManualClock(1000);
+  const stats = new RequestStats(clock.now());
+  let releaseUpstream: () => void = () => {};
+  const upstreamGate = new Promise<void>((r) => {
+    releaseUpstream = r;
+  });
+  const seen: Request[] = [];
+  let arrived = 0;
+  let maxConcurrent = 0;
+  let current = 0;
+  const mode = (input.requests as Rec[] | undefined)?.[0];
+  const next: FetchHandler = async (req) => {
+    seen.push(req);
+    arrived++;
+    current++;
+    maxConcurrent = Math.max(maxConcurrent, current);
+    if (mode?.upstreamBlocksUntil === "3 requests arrived" && arrived >= 3) releaseUpstream();
+    if (mode?.upstreamBlocksUntilReleased || mode?.upstreamBlocksUntil || expect.second) await upstreamGate;
+    current--;
+    return new Response("ok", { status: 200 });
+  };
+  const handler = gatedHandler({ next, gate, stats, clock });
+  const done: { status: number; body: string }[] = [];
+  const send = (req: Request) =>
+    handler(req).then(async (res) => {
+      const r = { status: res.status, body: await res.text() };
+      done.push(r);
+      return r;
+    });
+  if (expect.firstCompleted) {
+    const n = Number(mode?.concurrent);
+    const all = Array.from({ length: n }, () =>
+      send(new Request(String(mode?.url), { method: String(mode?.method) })),
+    );
+    await settle();
+    const first = done[0];
+    if (!first) return fail("no request completed while the upstream was blocked");
+    const fc = expect.firstCompleted as { status: number; bodyContains: string };
+    if (first.status !== fc.status || !first.body.includes(fc.bodyContains)) {
+      return fail(`first completed ${JSON.stringify(first)}`);
+    }
+    releaseUpstream();
+    await Promise.all(all);
+    const d = diff(
+      done.slice(1).map((r) => ({ status: r.status })),
+      expect.afterRelease,
+    );
+    return d ? fail(d) : pass;
+  }
+  if (expect.second) {
+    const first = send(new Request("http://localhost:8081/time"));
+    await settle();
+    const ms = Number((input.requests as Rec[])[1]?.contextDeadlineMs);
+    const second = await send(new Request("http://localhost:8081/time", { signal: AbortSignal.timeout(ms) }));
+    releaseUpstream();
+    await first;
+    const want = expect.second as { status: number; bodyContains: string };
+    if (second.status !== want.status || !second.body.includes(want.bodyContains)) {
+      return fail(`second answered ${JSON.stringify(second)}`);
+    }
+    return pass;
+  }
+  if (expect.upstreamSees) {
+    const r = input.request as { method: string; url: string; host: string; headers: Record<string, string> };
+    const req = new Request(r.url, { method: r.method, headers: { ...r.headers, host: r.host } });
+    const res = await send(req);
+    if (res.status !== 200) return fail(`status ${res.status}`);
+    const up = seen[0];
+    if (!up) return fail("upstream was not called");
+    const want = expect.upstreamSees as { host: string; headersAbsent: string[] };
+    const present = want.headersAbsent.filter((h) => up.headers.has(h));
+    const report = stats.report(clock.now());
+    const d = diff(
+      {
+        upstreamSees: {
+          host: up.headers.get("host"),
+          headersAbsent: present.length ? present : want.headersAbsent,
+        },
+        statsReport: { proxiedRequestCount: report.proxiedRequestCount },
+      },
+      expect,
+    );
+    return d ? fail(present.length ? `upstream still sees ${present.join(", ")}` : d) : pass;
+  }
+  if ("allReachUpstreamConcurrently" in expect) {
+    const n = Number(mode?.concurrent);
+    const headers = (mode?.headers ?? {}) as Record<string, string>;
+    const all = Array.from({ length: n }, () =>
+      send(new Request(String(mode?.url), { method: String(mode?.method), headers })),
+    );
+    await settle();
+    if (arrived < n) {
+      releaseUpstream();
+      await Promise.all(all);
+      return fail(`only ${arrived} of ${n} probes reached the upstream`);
+    }
+    const results = await Promise.all(all);
+    const d = diff(
+      { allReachUpstreamConcurrently: maxConcurrent, lastStatus: results[results.length - 1]?.status },
+      expect,
+    );
+    return d ? fail(d) : pass;
+  }
+  return fail(`unknown handler vector: ${v.name}`);
 }
+
+type Rec = Record<string, unknown>;
