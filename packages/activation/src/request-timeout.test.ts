@@ -30,14 +30,15 @@ describe("parseRequestTimeout", () => {
 });
 
 describe("requestDeadlineMs", () => {
-  it.each([
+  const rows: { name: string; h: Record<string, string>; ms: number }[] = [
     { name: "no headers keep the revision timeout", h: {}, ms: 300_000 },
     { name: "grpc-timeout shortens", h: { "grpc-timeout": "2S" }, ms: 2000 },
     { name: "Request-Timeout shortens", h: { "request-timeout": "3" }, ms: 3000 },
     { name: "the shorter of both wins", h: { "grpc-timeout": "2S", "request-timeout": "1" }, ms: 1000 },
     { name: "never lengthens", h: { "request-timeout": "900" }, ms: 300_000 },
     { name: "malformed is ignored", h: { "grpc-timeout": "fast" }, ms: 300_000 },
-  ])("$name", ({ h, ms }) => {
+  ];
+  it.each(rows)("$name", ({ h, ms }) => {
     expect(requestDeadlineMs(new Headers(h), 300_000)).toBe(ms);
   });
 });
