@@ -35,13 +35,19 @@ describe("policies", () => {
     expect(p(ts.slice(0, 1))?.dest).toBe("p0");
   });
 
-  it("random choice of two prefers the less loaded candidate", () => {
+  it("random choice of two never picks the busiest of three, and reaches every pair", () => {
     const ts = trackers(3, 0);
-    const draws = [0, 0.5, 0.9];
-    let k = 0;
-    const p = randomChoice2Policy(() => draws[k++ % draws.length] as number);
     (ts[0] as PodTracker).inFlight = 5;
-    // Draws give candidates p0 and p2 (the second index skips over the first); p0 is busier.
-    expect(p(ts)?.dest).toBe("p2");
+    const picked = new Map<string, number>();
+    for (let k = 0; k < 120; k++) {
+      const p = randomChoice2Policy(() => k / 120);
+      const t = p(ts);
+      picked.set(t?.dest ?? "none", (picked.get(t?.dest ?? "none") ?? 0) + 1);
+      t?.release();
+    }
+    expect(picked.has("p0")).toBe(false);
+    // p1 and p2 tie on load: the coin sends traffic to both.
+    expect(picked.get("p1")).toBeGreaterThan(20);
+    expect(picked.get("p2")).toBeGreaterThan(20);
   });
 });
