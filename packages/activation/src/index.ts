@@ -8,6 +8,7 @@ export * from "./backend-prober.js";
 export * from "./breaker.js";
 export * from "./capacity.js";
 export * from "./concurrency-reporter.js";
+export * from "./deadline-signal.js";
 export * from "./errors.js";
 export * from "./gate.js";
 export * from "./gated-handler.js";

@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import { DeadlineExceededError } from "./errors.js";
+import { deadlineSignal } from "./deadline-signal.js";
 import { WaiterQueue } from "./waiter-queue.js";
 
 /** How activations are started. */
@@ -81,16 +81,11 @@ export class SingleFlightActivator {
       st.flight = flight;
       this.#poke(revision);
     }
-    const ac = new AbortController();
-    const timer = clock.setTimeout(() => ac.abort(new DeadlineExceededError()), Math.max(0, w.timeoutMs));
-    const onAbort = () => ac.abort(w.signal?.reason);
-    if (w.signal?.aborted) onAbort();
-    else w.signal?.addEventListener("abort", onAbort, { once: true });
+    const d = deadlineSignal(clock, w.timeoutMs, w.signal);
     try {
-      await flight.wait(ac.signal);
+      await flight.wait(d.signal);
     } finally {
-      clock.clearTimeout(timer);
-      w.signal?.removeEventListener("abort", onAbort);
+      d.dispose();
     }
     return { endpoints: st.endpoints, coldStart: true, waitedMs: clock.now() - start };
   }

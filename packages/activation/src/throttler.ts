@@ -75,6 +75,11 @@ export class Throttler {
     return this.#must(revision).tryAcquire();
   }
 
+  /** Gives back what `tryAcquire` returned for `revision`. */
+  release(revision: string, tracker: PodTracker): void {
+    this.#must(revision).release(tracker);
+  }
+
   #must(revision: string): RevisionThrottler {
     const rt = this.#revisions.get(revision);
     if (!rt) throw new UnknownRevisionError(revision);
