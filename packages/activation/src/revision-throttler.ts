@@ -64,9 +64,9 @@ export class RevisionThrottler {
     return this.#gate.inFlight;
   }
 
-  /** Requests waiting for capacity. */
+  /** Requests waiting for capacity (in the gate, or admitted and waiting for a pod with room). */
   get waiting(): number {
-    return this.#gate.waiting;
+    return this.#gate.waiting + this.#retry.size;
   }
 
   /** Every tracker, sorted by destination. */
