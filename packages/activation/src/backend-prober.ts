@@ -101,12 +101,16 @@ export class BackendProber {
   }
 
   async #loop(): Promise<void> {
-    let result: ProbeRoundResult | undefined;
-    do {
-      this.#again = false;
-      result = await this.#round();
-    } while (this.#again && !this.#stopped);
-    this.#running = undefined;
+    let result: ProbeRoundResult;
+    try {
+      do {
+        this.#again = false;
+        result = await this.#round();
+      } while (this.#again && !this.#stopped);
+    } finally {
+      // A failing listener must not wedge the prober: the next probeNow starts afresh.
+      this.#running = undefined;
+    }
     const known = new Set([...this.#ready, ...this.#notReady]).size;
     if (this.#stopped || known === 0 || (!result.error && this.#healthy.size >= known)) return;
     const o = this.#o;
@@ -141,7 +145,11 @@ export class BackendProber {
       list.some((d, i) => d !== this.#reported?.[i])
     ) {
       this.#reported = list;
-      o.onHealthy(list);
+      try {
+        o.onHealthy(list);
+      } catch (err) {
+        o.onError?.(err instanceof Error ? err : new Error(String(err)));
+      }
     }
     return result;
   }
