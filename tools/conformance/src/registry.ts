@@ -16,4 +16,16 @@ export const registry: Record<string, Entry> = {
     pkg: "@thaw/protocol",
     load: async () => (await import("./adapters/probe-protocol.js")).adapter,
   },
+  "breaker.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/breaker.js")).adapter,
+  },
+  "request-stats.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/request-stats.js")).adapter,
+  },
+  "throttler-lb.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/throttler-lb.js")).adapter,
+  },
 };
