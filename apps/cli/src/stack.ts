@@ -180,6 +180,7 @@ export async function startStack(
     }),
     clock,
     activatorUpstream: ACTIVATOR_UPSTREAM,
+    random: Math.random,
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

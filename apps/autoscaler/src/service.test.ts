@@ -1,0 +1,198 @@
+import { ManualClock } from "@thaw/clock/testing";
+import { emptyStat, type Stat } from "@thaw/protocol";
+import { describe, expect, it } from "vitest";
+import type { AutoscalerEvent } from "./events.js";
+import { policyFor, type RevisionPolicy } from "./policy.js";
+import type { RevisionKey } from "./revision.js";
+import type { PodInfo, Scaler } from "./scalers/scaler.js";
+import type { ScrapeResult } from "./scrape.js";
+import { AutoscalerService } from "./service.js";
+
+const rev: RevisionKey = { namespace: "default", name: "hello" };
+
+/** A scaler whose pods appear when asked and become ready when the test says so. */
+class FakeScaler implements Scaler {
+  calls: number[] = [];
+  list: PodInfo[] = [];
+  listeners = new Set<(p: PodInfo[]) => void>();
+  constructor(readonly clock: ManualClock) {}
+  async scale(_r: RevisionKey, desired: number): Promise<void> {
+    this.calls.push(desired);
+    while (this.list.length < desired) {
+      const n = this.list.length;
+      this.list.push({
+        name: `p${n}`,
+        address: `127.0.0.1:${9000 + n}`,
+        metricsUrl: `http://127.0.0.1:${9100 + n}/metrics`,
+        ready: false,
+        startedAt: this.clock.now(),
+      });
+    }
+    this.list = this.list.slice(0, desired);
+    this.emit();
+  }
+  pods(): PodInfo[] {
+    return this.list.map((p) => ({ ...p }));
+  }
+  subscribe(_r: RevisionKey, cb: (p: PodInfo[]) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+  readyAll(): void {
+    for (const p of this.list) p.ready = true;
+    this.emit();
+  }
+  emit(): void {
+    for (const l of this.listeners) l(this.pods());
+  }
+  async close(): Promise<void> {}
+}
+
+function policy(autoscaling: Record<string, unknown>, cc = 2): RevisionPolicy {
+  const p = policyFor({
+    global: { "stable-window": "6s", "scale-to-zero-grace-period": "4s" },
+    autoscaling,
+    containerConcurrency: cc,
+  });
+  if (!p.ok) throw new Error(JSON.stringify(p.issues));
+  return p.value;
+}
+
+function load(concurrency: number): Stat {
+  return { ...emptyStat("activator"), averageConcurrentRequests: concurrency, requestCount: concurrency };
+}
+
+function setup(autoscaling: Record<string, unknown> = {}, scrape?: (url: string) => Promise<ScrapeResult>) {
+  const clock = new ManualClock(1_800_000_000_000);
+  const scaler = new FakeScaler(clock);
+  const events: AutoscalerEvent[] = [];
+  const service = new AutoscalerService({
+    scaler,
+    clock,
+    random: () => 0,
+    scrape: scrape ?? (async () => ({ ok: true, stat: emptyStat("pod") })),
+  });
+  service.on((e) => events.push(e));
+  service.addRevision(rev, policy(autoscaling));
+  service.start();
+  const scales = () =>
+    events.filter((e) => e.type === "scale").map((e) => (e.type === "scale" ? `${e.from}->${e.to}` : ""));
+  return { clock, scaler, events, service, scales };
+}
+
+describe("AutoscalerService", () => {
+  it("starts a revision at zero, in proxy mode, with exactly the contract's status fields", async () => {
+    const { service, clock } = setup();
+    await clock.advance(0);
+    const s = service.status(rev);
+    expect(Object.keys(s ?? {}).sort()).toEqual(
+      [
+        "desiredScale",
+        "excessBurstCapacity",
+        "lastColdStartMs",
+        "mode",
+        "name",
+        "namespace",
+        "panic",
+        "panicConcurrency",
+        "readyPods",
+        "stableConcurrency",
+      ].sort(),
+    );
+    expect(s).toMatchObject({ desiredScale: 0, readyPods: 0, mode: "proxy", lastColdStartMs: null });
+  });
+
+  it("a pushed stat for a revision at zero pokes the decider at once (no 2 s wait)", async () => {
+    const { service, clock, scaler, scales, events } = setup();
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    expect(scaler.calls).toEqual([1]);
+    expect(scales()).toEqual(["0->1"]);
+    const first = events.find((e) => e.type === "scale");
+    expect(first?.type === "scale" && first.reason).toBe("request while scaled to zero");
+  });
+
+  it("reports the cold start from the poke to the first ready pod", async () => {
+    const { service, clock, scaler, events } = setup();
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(750);
+    scaler.readyAll();
+    await clock.advance(0);
+    const cold = events.find((e) => e.type === "cold-start");
+    expect(cold?.type === "cold-start" && cold.coldStartMs).toBe(750);
+    expect(service.status(rev)?.lastColdStartMs).toBe(750);
+  });
+
+  it("scales up under load within max-scale and says why", async () => {
+    const { service, clock, scaler, scales, events } = setup({ "max-scale": 4 });
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    scaler.readyAll();
+    for (let i = 0; i < 3; i++) {
+      service.record([{ rev, stat: load(40) }]);
+      await clock.advance(1000);
+    }
+    expect(scales()).toEqual(["0->1", "1->4"]);
+    const up = events.filter((e) => e.type === "scale")[1];
+    expect(up?.type === "scale" && up.reason).toMatch(/capped by max-scale 4/);
+    expect(service.status(rev)?.desiredScale).toBe(4);
+  });
+
+  it.each([
+    // TBC 211 keeps the activator in the path, so the grace period has already passed in proxy mode.
+    ["activator always in path (TBC 211)", {}, 6000, 10_000],
+    // TBC 0: the pods serve directly; after going inactive the whole grace period is waited for.
+    ["pods serving directly (TBC 0)", { "target-burst-capacity": 0 }, 10_000, 14_000],
+  ])("goes back to zero after the stable window (+ grace) with no load: %s", async (_n, block, min, max) => {
+    const { service, clock, scaler, scales } = setup(block);
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    scaler.readyAll();
+    let at = 0;
+    while (scaler.list.length > 0 && at < 60_000) {
+      await clock.advance(1000);
+      at += 1000;
+    }
+    expect(scales()).toEqual(["0->1", "1->0"]);
+    expect(at).toBeGreaterThanOrEqual(min);
+    expect(at).toBeLessThanOrEqual(max);
+    expect(service.status(rev)).toMatchObject({ desiredScale: 0, mode: "proxy" });
+  });
+
+  it("scrapes ready pods every second and decides on their reports", async () => {
+    const seen: string[] = [];
+    const { service, clock, scaler, scales } = setup({ "max-scale": 3 }, async (url) => {
+      seen.push(url);
+      return { ok: true, stat: { ...emptyStat("p"), averageConcurrentRequests: 8, requestCount: 8 } };
+    });
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    scaler.readyAll();
+    await clock.advance(4000);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen[0]).toBe("http://127.0.0.1:9100/metrics");
+    expect(scales()).toEqual(["0->1", "1->3"]);
+  });
+
+  it("counts stats for unknown revisions instead of creating them", () => {
+    const { service } = setup();
+    expect(service.record([{ rev: { namespace: "x", name: "y" }, stat: load(1) }])).toEqual({ unknown: 1 });
+    expect(service.revisions()).toHaveLength(1);
+  });
+
+  it("stop() ends the loops: no further ticks or scrapes", async () => {
+    let scrapes = 0;
+    const { service, clock, scaler } = setup({}, async () => {
+      scrapes++;
+      return { ok: true, stat: emptyStat("p") };
+    });
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    scaler.readyAll();
+    await service.stop();
+    const before = scrapes;
+    await clock.advance(10_000);
+    expect(scrapes).toBe(before);
+    expect(clock.pending).toBe(0);
+  });
+});
