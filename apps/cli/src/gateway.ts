@@ -21,8 +21,6 @@ export interface GatewayDeps {
   revisions(): RevisionStatus[];
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
-  /** Counts requests the gateway accepted and has not answered yet (drain waits for 0). */
-  inflight: { in(): void; out(): void };
 }
 
 const HOP_BY_HOP = [
@@ -52,14 +50,6 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     return deps.forwardAuth.fetch(new Request(url, c.req.raw));
   });
   app.all("/v1/*", (c) => deps.activator.fetch(c.req.raw));
-  app.use("*", async (_c, next) => {
-    deps.inflight.in();
-    try {
-      await next();
-    } finally {
-      deps.inflight.out();
-    }
-  });
   app.use("*", thawIngress({ hook: deps.hook, setUpstreamHeader: false }));
   app.all("*", async (c) => {
     const d = c.var.thaw;

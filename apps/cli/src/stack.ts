@@ -10,7 +10,6 @@ import {
   type RevisionKey,
   StaticDirectory,
 } from "@thaw/activator";
-import { createUndiciForwarder } from "@thaw/activator/node";
 import {
   type AutoscalerEvent,
   AutoscalerService,
@@ -26,6 +25,7 @@ import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } f
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
+import { podForwarders } from "./pod-forwarders.js";
 
 /** Options of {@link startStack}. */
 export interface StackOptions {
@@ -143,9 +143,10 @@ export async function startStack(
     scaler: { poke: (key) => void service.poke(key) },
     logger,
   });
-  // Pods are local and cheap to reconnect to; a short keep-alive lets a draining queue-proxy see its
-  // connections go idle and exit soon after SIGTERM.
-  const pool = createUndiciForwarder({ keepAliveTimeoutMs: 1000 });
+  const pool = podForwarders();
+  const offPools = local.map(({ service: s }) =>
+    scaler.subscribe({ namespace: s.namespace, name: s.name }, () => pool.retain(scaler.allAddresses())),
+  );
   const reporter = new ConcurrencyReporter({
     podName: "thaw-up",
     clock,
@@ -207,29 +208,26 @@ export async function startStack(
   }
 
   let inflight = 0;
-  let drained: (() => void) | undefined;
+  let lastRequestAt = 0;
   const gateway = createGateway({
     hook,
     activator,
     forward: pool.forward,
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
-    inflight: {
-      in: () => {
-        inflight++;
-      },
-      out: () => {
-        inflight--;
-        if (inflight === 0) drained?.();
-      },
-    },
   });
   service.start();
 
   const { host, port } = hostPort(opts.listen ?? config.listen);
   const listener = getRequestListener(gateway.fetch);
   const { createServer } = await import("node:http");
-  const server: Server = createServer((req, res) => void listener(req, res));
+  // Requests count until their response is fully sent (or the client went away), streaming bodies included.
+  const server: Server = createServer((req, res) => {
+    inflight++;
+    lastRequestAt = Date.now();
+    res.once("close", () => inflight--);
+    void listener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());
@@ -239,18 +237,23 @@ export async function startStack(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // 1. No new connections; idle keep-alive ones close now, busy ones after their response.
+      // 1. No new connections. Connections already open may still send a request: wait until nothing is in
+      //    flight and no request started for a moment, then close the idle ones.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (let i = 0; i < 1_000_000; i++) {
+        if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // 2. Keep-alive connections that stay idle are closed; busy ones after their response.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       server.closeIdleConnections();
-      // 2. Every accepted request gets its answer (pods keep serving until then).
-      if (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
       await closed;
       clearInterval(idle);
       // 3. Stop deciding, then drain and stop every pod.
       await service.stop();
       offStatus();
       offEndpoints();
+      for (const off of offPools) off();
       unsubscribe();
       reporter.stop();
       coordinator.close();

@@ -80,6 +80,11 @@ export class LocalScaler implements Scaler {
     return () => r.listeners.delete(onChange);
   }
 
+  /** Serving addresses of every pod of every revision that is not stopping: connections elsewhere can go. */
+  allAddresses(): string[] {
+    return [...this.#revs.values()].flatMap((r) => infos(r).map((p) => p.address));
+  }
+
   /** Pids of every live container, for tests and shutdown checks. */
   pids(): number[] {
     return [...this.#revs.values()].flatMap((r) => r.pods.flatMap((p) => p.pids));
