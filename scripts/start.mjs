@@ -1,19 +1,41 @@
 #!/usr/bin/env node
-// `npm start`: the main job. Until `thaw up` exists (apps/cli), say what is built and what is not.
-import { existsSync } from "node:fs";
+// `npm start`: builds what `thaw up` needs (turbo, cached after the first run), then runs
+// `thaw up --config examples/hello/thaw.config.yaml`. `npm start -- --config <file>` takes any config;
+// other arguments (e.g. --verbose) are passed on to `thaw up`.
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
-const parts = [
-  ["packages/clock", "@thaw/clock"],
-  ["packages/protocol", "@thaw/protocol"],
-  ["packages/readiness", "@thaw/readiness"],
-  ["packages/autoscaler", "@thaw/autoscaler"],
-  ["packages/activation", "@thaw/activation"],
-  ["apps/queue-proxy", "thaw-queue-proxy"],
-  ["apps/activator", "thaw-activator"],
-  ["apps/ingress-hook", "thaw-ingress-hook"],
-  ["apps/cli", "thaw up (the whole stack)"],
-];
-const root = new URL("..", import.meta.url).pathname;
-console.log("Thaw: the stack is not complete yet, so `npm start` only reports what exists.\n");
-for (const [dir, what] of parts)
-  console.log(`  ${existsSync(root + dir) ? "built  " : "not yet"}  ${what}  (${dir})`);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+if (!args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config="))) {
+  args.push("--config", "examples/hello/thaw.config.yaml");
+}
+
+console.log("npm start: building the stack (turbo run build --filter=thaw...)");
+const build = spawnSync("npx", ["turbo", "run", "build", "--filter=thaw...", "--output-logs=errors-only"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
+});
+if (build.status !== 0) {
+  console.error("npm start: the build failed; see above");
+  process.exit(build.status ?? 1);
+}
+
+// thaw runs in its own process group and hears signals only from us: Ctrl-C reaches both npm and this
+// script, and npm forwards it again, so one key press would otherwise arrive as two (the second means
+// "kill now" to thaw up). Repeats within a second are one signal; a later second Ctrl-C still forces.
+const thaw = spawn(process.execPath, ["apps/cli/dist/main.js", "up", ...args], {
+  cwd: root,
+  stdio: "inherit",
+  detached: true,
+});
+let lastSignal = 0;
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    if (Date.now() - lastSignal < 1000) return;
+    lastSignal = Date.now();
+    thaw.kill(sig);
+  });
+}
+thaw.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
