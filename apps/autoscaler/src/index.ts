@@ -16,6 +16,11 @@ export { jsonLogger, type Logger, silentLogger } from "./logger.js";
 export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";
+export {
+  KubernetesScaler,
+  type KubernetesScalerOptions,
+  type KubernetesTarget,
+} from "./scalers/kubernetes.js";
 export { killAllGroups, killGroupsOnExit, liveGroupCount } from "./scalers/local/child.js";
 export {
   defaultQueueProxyCommand,
@@ -24,6 +29,7 @@ export {
 } from "./scalers/local/local-scaler.js";
 export type { LocalServiceSpec } from "./scalers/local/pod-env.js";
 export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
+export { WebhookScaler, type WebhookScalerOptions, type WebhookTarget } from "./scalers/webhook.js";
 export { SCRAPE_TIMEOUT_MS, type ScrapeOptions, type ScrapeResult, scrapeStat } from "./scrape.js";
 export {
   type AutoscalerServer,

@@ -120,7 +120,11 @@ describe("stat server over real loopback sockets", () => {
     const probe = await fetch(`${url}/`, { headers: { "user-agent": "kube-probe/1.31" } });
     expect(probe.status).toBe(200);
     const revs = await fetch(`${url}/v1/revisions`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect((await revs.json())[0]).toMatchObject({ namespace: "default", name: "hello", desiredScale: 0 });
+    expect(((await revs.json()) as unknown[])[0]).toMatchObject({
+      namespace: "default",
+      name: "hello",
+      desiredScale: 0,
+    });
   });
 });
 

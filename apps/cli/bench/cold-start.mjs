@@ -20,13 +20,16 @@ const STARTUP_MS = 500;
 function firstByte(port, host, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.get({ host: "127.0.0.1", port, path: "/", headers: { host }, agent: false, timeout: timeoutMs }, (res) => {
-      res.once("data", () => {
-        const ms = performance.now() - t0;
-        res.resume();
-        res.on("end", () => resolve({ ms, status: res.statusCode }));
-      });
-    });
+    const req = http.get(
+      { host: "127.0.0.1", port, path: "/", headers: { host }, agent: false, timeout: timeoutMs },
+      (res) => {
+        res.once("data", () => {
+          const ms = performance.now() - t0;
+          res.resume();
+          res.on("end", () => resolve({ ms, status: res.statusCode }));
+        });
+      },
+    );
     req.on("error", reject);
     req.on("timeout", () => req.destroy(new Error("timeout")));
   });
@@ -81,7 +84,10 @@ const services = Array.from({ length: N }, (_, i) =>
     `      env: { STARTUP_DELAY_MS: "${STARTUP_MS}" }`,
   ].join("\n"),
 );
-writeFileSync(config, [`listen: 127.0.0.1:${port}`, "drain: { quietPeriod: 200ms }", "services:", ...services].join("\n"));
+writeFileSync(
+  config,
+  [`listen: 127.0.0.1:${port}`, "drain: { quietPeriod: 200ms }", "services:", ...services].join("\n"),
+);
 
 const baseline = [];
 for (let i = 0; i < N; i++) baseline.push(await baselineOnce());
@@ -108,7 +114,13 @@ const overhead = ttfb.map((t) => t - base).sort((a, b) => a - b);
 ttfb.sort((a, b) => a - b);
 const f = (x) => `${x.toFixed(1)} ms`;
 console.log(`cold starts: ${N}; app start-up delay ${STARTUP_MS} ms; machine shared with other jobs (noisy)`);
-console.log(`baseline (app spawned directly, polled until it answers): p50 ${f(base)}, p99 ${f(pct(baseline, 99))}`);
+console.log(
+  `baseline (app spawned directly, polled until it answers): p50 ${f(base)}, p99 ${f(pct(baseline, 99))}`,
+);
 console.log(`thaw up first-request TTFB: p50 ${f(pct(ttfb, 50))}, p99 ${f(pct(ttfb, 99))}`);
-console.log(`overhead = TTFB - baseline p50: p50 ${f(pct(overhead, 50))}, p99 ${f(pct(overhead, 99))} (target p99 < 150 ms)`);
-console.log(`ratio TTFB / baseline: p50 ${(pct(ttfb, 50) / base).toFixed(3)}x, p99 ${(pct(ttfb, 99) / base).toFixed(3)}x`);
+console.log(
+  `overhead = TTFB - baseline p50: p50 ${f(pct(overhead, 50))}, p99 ${f(pct(overhead, 99))} (target p99 < 150 ms)`,
+);
+console.log(
+  `ratio TTFB / baseline: p50 ${(pct(ttfb, 50) / base).toFixed(3)}x, p99 ${(pct(ttfb, 99) / base).toFixed(3)}x`,
+);
