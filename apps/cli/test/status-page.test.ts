@@ -1,0 +1,88 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { RevisionStatus } from "@thaw/autoscaler-service";
+import type { IngressHook } from "@thaw/ingress-hook";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGateway } from "../src/gateway.js";
+
+// Flags from the machine notes: no sandbox as root, and no background networking on a closed network.
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const status: RevisionStatus = {
+  namespace: "default",
+  name: "hello",
+  desiredScale: 0,
+  readyPods: 0,
+  panic: false,
+  mode: "proxy",
+  stableConcurrency: 0,
+  panicConcurrency: 0,
+  excessBurstCapacity: -211,
+  lastColdStartMs: null,
+};
+
+const notUsed = { fetch: () => new Response("not used", { status: 500 }) };
+
+describe("status page in real Chromium", () => {
+  let browser: Browser;
+  let url = "";
+  let server: ReturnType<typeof serve>;
+  beforeAll(async () => {
+    const app = createGateway({
+      // Only /_thaw/ routes are exercised; anything else (the favicon) is denied like an unrouted host.
+      hook: {
+        clock: { now: () => 0 },
+        tryDecide: () => ({ kind: "deny", status: 404, code: "ERR_UNKNOWN_REVISION", message: "not routed" }),
+      } as unknown as IngressHook,
+      activator: notUsed,
+      forwardAuth: notUsed,
+      forward: async () => {
+        throw new Error("not used");
+      },
+      revisions: () => [{ ...status }],
+    });
+    url = await new Promise<string>((resolve) => {
+      server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve(`http://127.0.0.1:${info.port}`),
+      );
+    });
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it("GET /_thaw/api/revisions returns exactly the contract's fields", async () => {
+    const list = (await (await fetch(`${url}/_thaw/api/revisions`)).json()) as Record<string, unknown>[];
+    expect(Object.keys(list[0] ?? {}).sort()).toEqual(Object.keys(status).sort());
+  });
+
+  it("shows each revision and follows its changes live", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${url}/_thaw/`);
+    const row = page.locator('tr[data-revision="default/hello"]');
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toContain("proxy");
+    // The page polls: a change of the status shows up without a reload.
+    Object.assign(status, { desiredScale: 2, readyPods: 2, mode: "serve", lastColdStartMs: 812 });
+    await page.waitForFunction(
+      `document.querySelector('tr[data-revision="default/hello"]')?.textContent?.includes("812 ms")`,
+      undefined,
+      { timeout: 10_000 },
+    );
+    const cells = await row.locator("td").allInnerTexts();
+    expect(cells).toEqual(["default/hello", "2", "2", "serve", "no", "0", "0", "-211", "812 ms"]);
+    await page.close();
+  });
+});
