@@ -11,4 +11,17 @@ export interface Entry {
  * Vector file name -> adapter. A file missing here fails every vector: the runner never passes what it
  * does not understand.
  */
-export const registry: Record<string, Entry> = {};
+export const registry: Record<string, Entry> = {
+  "autoscaler-config.json": {
+    pkg: "@thaw/autoscaler",
+    load: async () => (await import("./adapters/autoscaler-config.js")).adapter,
+  },
+  "bucket-window.json": {
+    pkg: "@thaw/autoscaler",
+    load: async () => (await import("./adapters/bucket-window.js")).adapter,
+  },
+  "kpa-decider.json": {
+    pkg: "@thaw/autoscaler",
+    load: async () => (await import("./adapters/kpa-decider.js")).adapter,
+  },
+};

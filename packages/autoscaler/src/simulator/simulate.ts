@@ -119,7 +119,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
   let initialized = true;
   let mode: SksMode = initial > 0 ? "Serve" : "Proxy";
   let proxySince: number | undefined = initial > 0 ? undefined : LONG_AGO;
-  let want = initial > 0 ? initial : 0;
+  let want = initial;
   let ebc = 0;
 
   const n = trace.length;
