@@ -198,7 +198,7 @@ export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[]
       const lo = (100 * BUCKET_SIZE_MS) / sw;
       bad(
         "panic-window-percentage",
-        `must be in [${lo}, 100] for this stable window, was ${c.panicWindowPercentage}`,
+        `must be in [${Number(lo.toFixed(4))}, 100] so that the panic window is between 1s and stable-window (${formatGoDuration(sw)}), was ${c.panicWindowPercentage}`,
       );
     }
   }
