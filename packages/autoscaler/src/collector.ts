@@ -1,3 +1,4 @@
+import { BUCKET_SIZE_MS } from "./config.js";
 import { LinearWindow } from "./linear-window.js";
 import type { LoadStat } from "./load-stat.js";
 import type { TimedBuckets } from "./timed-buckets.js";
@@ -18,9 +19,6 @@ export type WindowReading =
   | { ok: true; stable: number; panic: number }
   | { ok: false; error: "no-data" | "not-found" };
 
-/** Knative's bucket granularity (e.1: bucket size 1 s). */
-export const BUCKET_MS = 1000;
-
 interface Collection {
   spec: MetricSpec;
   concStable: TimedBuckets;
@@ -31,8 +29,8 @@ interface Collection {
 
 function makeWindow(spec: MetricSpec, windowMs: number): TimedBuckets {
   return spec.aggregation === "weighted"
-    ? new WeightedWindow(windowMs, BUCKET_MS)
-    : new LinearWindow(windowMs, BUCKET_MS);
+    ? new WeightedWindow(windowMs, BUCKET_SIZE_MS)
+    : new LinearWindow(windowMs, BUCKET_SIZE_MS);
 }
 
 /**
