@@ -3,6 +3,7 @@
  * bucketed windows, metric collection, the decider, config and annotation parsing, scale application,
  * and an offline simulator. Every time is milliseconds since the Unix epoch, passed in as `now`.
  */
+export * from "./activator-count.js";
 export * from "./annotations.js";
 export * from "./autoscaling-block.js";
 export * from "./collector.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { activatorCount } from "./activator-count.js";
 import { DEFAULT_AUTOSCALER_CONFIG } from "./config.js";
-import { activatorCount } from "./decider-status.js";
 import type { ScaleState } from "./scale-apply.js";
 import { activeThreshold, applyScale, nextActiveCondition, sksModeFor } from "./scale-apply.js";
 import { scaleSettingsFor } from "./scale-settings.js";
