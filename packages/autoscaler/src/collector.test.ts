@@ -52,6 +52,19 @@ describe("MetricCollector", () => {
     expect(c.stableAndPanicConcurrency("a", T)).toEqual({ ok: false, error: "no-data" });
   });
 
+  it("snapshots and restores a revision's windows", () => {
+    const c = new MetricCollector();
+    c.createOrUpdate("a", { ...spec, aggregation: "weighted" }, T);
+    c.record("a", T, { averageConcurrentRequests: 8, requestCount: 3 });
+    c.record("a", T + 1000, { averageConcurrentRequests: 2, requestCount: 1 });
+    const snap = JSON.parse(JSON.stringify(c.snapshot("a")));
+    const d = new MetricCollector();
+    d.restore("a", snap);
+    expect(d.stableAndPanicRPS("a", T + 3000)).toEqual(c.stableAndPanicRPS("a", T + 3000));
+    expect(d.snapshot("a")).toEqual(c.snapshot("a"));
+    expect(c.snapshot("zzz")).toBeUndefined();
+  });
+
   it.each([
     { name: "scaled to zero and load", last: 0, conc: 1, poke: true },
     { name: "scaled to zero, no load", last: 0, conc: 0, poke: false },

@@ -1,7 +1,7 @@
 import { BUCKET_SIZE_MS } from "./config.js";
 import { LinearWindow } from "./linear-window.js";
 import type { LoadStat } from "./load-stat.js";
-import type { TimedBuckets } from "./timed-buckets.js";
+import type { TimedBuckets, WindowSnapshot } from "./timed-buckets.js";
 import { WeightedWindow } from "./weighted-window.js";
 
 /** How a revision's metric is collected (Knative's Metric spec). */
@@ -12,6 +12,15 @@ export interface MetricSpec {
   scrapeTarget?: string;
   /** Window kind; Knative's `metric-aggregation-algorithm` annotation. */
   aggregation?: "linear" | "weighted";
+}
+
+/** One revision's four windows as plain data. */
+export interface CollectionSnapshot {
+  spec: MetricSpec;
+  concurrencyStable: WindowSnapshot;
+  concurrencyPanic: WindowSnapshot;
+  rpsStable: WindowSnapshot;
+  rpsPanic: WindowSnapshot;
 }
 
 /** Stable and panic averages of one metric, or why there are none. */
@@ -65,6 +74,30 @@ export class MetricCollector {
     c.rpsStable.resize(spec.stableWindowMs, now);
     c.concPanic.resize(spec.panicWindowMs, now);
     c.rpsPanic.resize(spec.panicWindowMs, now);
+  }
+
+  /** The revision's windows as plain data (undefined when `key` is unknown), e.g. to survive an eviction. */
+  snapshot(key: string): CollectionSnapshot | undefined {
+    const c = this.revisions.get(key);
+    if (!c) return undefined;
+    return {
+      spec: c.spec,
+      concurrencyStable: c.concStable.snapshot(),
+      concurrencyPanic: c.concPanic.snapshot(),
+      rpsStable: c.rpsStable.snapshot(),
+      rpsPanic: c.rpsPanic.snapshot(),
+    };
+  }
+
+  /** Recreates a revision's collection from a snapshot. */
+  restore(key: string, s: CollectionSnapshot): void {
+    this.revisions.delete(key);
+    this.createOrUpdate(key, s.spec, 0);
+    const c = this.revisions.get(key) as Collection;
+    c.concStable.restore(s.concurrencyStable);
+    c.concPanic.restore(s.concurrencyPanic);
+    c.rpsStable.restore(s.rpsStable);
+    c.rpsPanic.restore(s.rpsPanic);
   }
 
   /** Stops collecting for `key`. */

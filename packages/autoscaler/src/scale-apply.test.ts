@@ -130,9 +130,9 @@ describe("conditions and modes", () => {
     { name: "TBC -1 counts pods only", ready: 50, tbc: -1, want: 5 },
     { name: "TBC adds to capacity", ready: 10, tbc: 211, want: 4 },
     { name: "never fewer than 2", ready: 0, tbc: 10, want: 2 },
-  ])("activatorCount: $name", ({ ready, tbc, want }) => {
-    expect(activatorCount(ready, { targetBurstCapacity: tbc, totalValue: 10, activatorCapacity: 100 })).toBe(
-      want,
-    );
+    { name: "15 pods of 100 + TBC 200 over capacity 100", ready: 15, tbc: 200, want: 17, total: 100 },
+  ])("activatorCount: $name", ({ ready, tbc, want, total }) => {
+    const spec = { targetBurstCapacity: tbc, totalValue: total ?? 10, activatorCapacity: 100 };
+    expect(activatorCount(ready, spec)).toBe(want);
   });
 });

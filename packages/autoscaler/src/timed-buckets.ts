@@ -1,3 +1,13 @@
+/** A window's contents in plain data, for persisting (e.g. in Durable Object storage). */
+export interface WindowSnapshot {
+  windowMs: number;
+  granularityMs: number;
+  buckets: number[];
+  total: number;
+  firstWriteMs: number | null;
+  lastWriteMs: number | null;
+}
+
 /**
  * The ring of time buckets behind Knative's windowed averages (knative-spec.md e.3). Times are milliseconds
  * since the Unix epoch; every time is first truncated to the granularity. Subclasses add the averaging rule.
@@ -141,6 +151,32 @@ export abstract class TimedBuckets {
     this.buckets = next;
     this.total = total;
     return true;
+  }
+
+  /** The window's contents as plain data. */
+  snapshot(): WindowSnapshot {
+    return {
+      windowMs: this.windowMs,
+      granularityMs: this.granularityMs,
+      buckets: Array.from(this.buckets),
+      total: this.total,
+      firstWriteMs: this.first ?? null,
+      lastWriteMs: this.lastWriteMs ?? null,
+    };
+  }
+
+  /** Replaces the contents with a snapshot taken from a window of the same size and granularity. */
+  restore(s: WindowSnapshot): void {
+    if (s.granularityMs !== this.granularityMs || s.buckets.length !== this.buckets.length) {
+      throw new RangeError(
+        `snapshot of ${s.buckets.length} × ${s.granularityMs} ms buckets does not fit ${this.buckets.length} × ${this.granularityMs} ms`,
+      );
+    }
+    this.windowMs = s.windowMs;
+    this.buckets = Float64Array.from(s.buckets);
+    this.total = s.total;
+    this.first = s.firstWriteMs ?? undefined;
+    this.last = s.lastWriteMs ?? Number.NEGATIVE_INFINITY;
   }
 
   /** The window's average as seen at `now`. */
