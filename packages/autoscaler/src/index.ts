@@ -21,6 +21,7 @@ export * from "./round.js";
 export * from "./sample-size.js";
 export * from "./scale-apply.js";
 export * from "./scale-settings.js";
+export * from "./scrape-sample.js";
 export * from "./simulator/options.js";
 export * from "./simulator/report.js";
 export * from "./simulator/simulate.js";
