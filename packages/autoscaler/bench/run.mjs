@@ -78,7 +78,7 @@ function fullTick() {
   return sink;
 }
 for (let w = 0; w < 35; w++) feed(); // fill the 60 s windows first
-for (let w = 0; w < 3; w++) {
+for (let w = 0; w < 30; w++) {
   readOnly();
   fullTick();
 }
