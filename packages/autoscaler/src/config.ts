@@ -56,8 +56,9 @@ export const DEFAULT_AUTOSCALER_CONFIG: Readonly<AutoscalerConfig> = Object.free
 
 /** Smallest per-pod target Knative accepts. */
 export const TARGET_MIN = 0.01;
-/** Stable window bounds. */
+/** Shortest stable window. */
 export const WINDOW_MIN_MS = 6000;
+/** Longest stable window (also the cap on scale-down delay and pod retention annotations). */
 export const WINDOW_MAX_MS = 3_600_000;
 /** Bucket size: the shortest panic window. */
 export const BUCKET_SIZE_MS = 1000;

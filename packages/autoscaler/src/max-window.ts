@@ -3,6 +3,7 @@
  * delay: values that can never again be the maximum are dropped on write, so every operation is amortised O(1).
  */
 export class MaxWindow {
+  /** Number of slots the maximum is taken over. */
   readonly size: number;
   private idx: number[] = [];
   private val: number[] = [];
@@ -54,6 +55,7 @@ export class MaxWindow {
 
 /** A MaxWindow keyed by time: slot = floor(unix seconds / granularity seconds). */
 export class TimedMaxWindow {
+  /** Width of one slot. */
   readonly granularityMs: number;
   private readonly window: MaxWindow;
 

@@ -20,6 +20,7 @@ export abstract class TimedBuckets {
   /** Start of the newest written bucket; -Infinity before the first write so every first write resets. */
   protected last = Number.NEGATIVE_INFINITY;
   protected windowMs: number;
+  /** Width of one bucket. */
   readonly granularityMs: number;
 
   constructor(windowMs: number, granularityMs = 1000) {

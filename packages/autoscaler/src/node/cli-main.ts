@@ -44,7 +44,9 @@ Optional 'simulate: {startupDelay: 2s, tick: 2s, initialReplicas: 0}' at the top
 
 /** Where the CLI writes; injected so tests capture output. */
 export interface CliIo {
+  /** Report and help text. */
   out(text: string): void;
+  /** Usage and input errors. */
   err(text: string): void;
 }
 
