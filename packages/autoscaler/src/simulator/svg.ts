@@ -61,9 +61,12 @@ export function renderSvg(r: SimulationResult, title = "thaw-simulate"): string 
     for (const p of pts) {
       conc += `${conc ? "L" : "M"}${x(p.tMs)},${yConc(p.concurrency)}`;
       const y = yRep(p.replicas);
-      rep += rep ? `H${x(p.tMs)}${y !== prevY ? `V${y}` : ""}` : `M${x(p.tMs)},${y}`;
+      // A step line: only a change of replicas needs a vertical segment.
+      if (!rep) rep = `M${x(p.tMs)},${y}`;
+      else if (y !== prevY) rep += `H${x(p.tMs)}V${y}`;
       prevY = y;
     }
+    rep += `H${x((pts[pts.length - 1] as { tMs: number }).tMs)}`;
     out.push(`<path d="${conc}" fill="none" stroke="#c0591b" stroke-width="1.2"/>`);
     out.push(`<path d="${rep}" fill="none" stroke="#1f5fbf" stroke-width="2"/>`);
   }
