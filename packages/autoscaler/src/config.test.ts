@@ -40,6 +40,14 @@ describe("parseAutoscalerConfig", () => {
     expect(r.ok && r.value).toMatchObject({ stableWindowMs: 120_000, maxScale: 5, enableScaleToZero: false });
   });
 
+  it("ignores unknown keys like Knative, or rejects them on request", () => {
+    expect(parseAutoscalerConfig({ "tick-interval": "2s" }).ok).toBe(true);
+    const r = parseAutoscalerConfig({ "stable-windw": "2s" }, DEFAULT_AUTOSCALER_CONFIG, {
+      rejectUnknownKeys: true,
+    });
+    expect(r.ok ? [] : r.issues.map((i) => i.path)).toEqual(["stable-windw"]);
+  });
+
   it.each([
     {
       name: "malformed float",

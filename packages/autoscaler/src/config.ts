@@ -100,14 +100,27 @@ const KIND_HINT: Record<Kind, string> = {
 
 /**
  * Parses `config-autoscaler` data (ConfigMap strings; numbers and booleans from YAML are accepted too) over
- * `base` (Knative's defaults unless given), then validates the result. Unknown keys are ignored, as in Knative.
+ * `base` (Knative's defaults unless given), then validates the result. Unknown keys are ignored, as in
+ * Knative, unless `rejectUnknownKeys` is set.
  */
 export function parseAutoscalerConfig(
   data: Readonly<Record<string, unknown>>,
   base: Readonly<AutoscalerConfig> = DEFAULT_AUTOSCALER_CONFIG,
+  options: { rejectUnknownKeys?: boolean } = {},
 ): ParseResult<AutoscalerConfig> {
   const cfg: AutoscalerConfig = { ...base };
   const issues: Issue[] = [];
+  if (options.rejectUnknownKeys) {
+    // For hand-written files (thaw.config.yaml) a typo should not silently fall back to a default.
+    for (const key of Object.keys(data)) {
+      if (!(key in KEYS)) {
+        issues.push({
+          path: key,
+          message: `unknown key; expected one of ${AUTOSCALER_CONFIG_KEYS.join(", ")}`,
+        });
+      }
+    }
+  }
   const set = cfg as unknown as Record<string, unknown>;
   for (const [key, [field, kind]] of Object.entries(KEYS)) {
     if (!(key in data)) continue;

@@ -45,7 +45,7 @@ export function simulationOptionsFrom(doc: unknown, serviceName?: string): Parse
   if (doc.autoscaler !== undefined) {
     if (!isRecord(doc.autoscaler)) issues.push({ path: "autoscaler", message: "must be a mapping" });
     else {
-      const c = parseAutoscalerConfig(doc.autoscaler);
+      const c = parseAutoscalerConfig(doc.autoscaler, DEFAULT_AUTOSCALER_CONFIG, { rejectUnknownKeys: true });
       if (c.ok) base = c.value;
       else for (const i of c.issues) issues.push({ path: `autoscaler.${i.path}`, message: i.message });
     }
