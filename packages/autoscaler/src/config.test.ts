@@ -76,9 +76,9 @@ describe("parseAutoscalerConfig", () => {
     },
     {
       name: "panic window",
-      data: { "panic-window-percentage": "1" },
+      data: { "panic-window-percentage": "0.5" },
       path: "panic-window-percentage",
-      text: "100]",
+      text: "[1, 100]",
     },
   ])("names the key and range: $name", ({ data, path, text }) => {
     const r = parseAutoscalerConfig(data);

@@ -55,7 +55,7 @@ export interface ScaleApplyInput {
 const ACTIVATOR_PROBE_PERIOD_MS = 1000;
 const ACTIVATOR_PROBE_TIMEOUT_MS = 45_000;
 /** Re-check soon after deactivation while already proxied: nothing else would trigger a reconcile. */
-const PROXY_RECHECK_MS = 1000;
+const PROXY_RECHECK_MS = 3000;
 
 /**
  * Knative's scaler step (e.6): bound the desired scale by min/max (and the initial scale until it was
