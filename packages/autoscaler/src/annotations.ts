@@ -109,7 +109,20 @@ export function parseAnnotations(
   };
 
   const cls = get("class");
-  if (cls) value.class = cls[1];
+  if (cls) {
+    // Classes in Knative's own domain must be one it knows; other domains belong to other autoscalers.
+    const c = cls[1];
+    if (
+      c.endsWith("autoscaling.knative.dev") &&
+      c !== "kpa.autoscaling.knative.dev" &&
+      c !== "hpa.autoscaling.knative.dev"
+    ) {
+      issues.push({
+        path: cls[0],
+        message: `${JSON.stringify(c)} must be kpa.autoscaling.knative.dev or hpa.autoscaling.knative.dev`,
+      });
+    } else value.class = c;
+  }
   const metric = get("metric");
   if (metric) {
     if (metric[1] === "concurrency" || metric[1] === "rps") value.metric = metric[1];

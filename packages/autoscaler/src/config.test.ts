@@ -112,6 +112,7 @@ describe("parseAnnotations", () => {
     ["autoscaling.knative.dev/metric", "cpu", "concurrency or rps"],
     ["autoscaling.knative.dev/initial-scale", "0", "allow-zero-initial-scale"],
     ["autoscaling.knative.dev/target", "0", "≥ 0.01"],
+    ["autoscaling.knative.dev/class", "xpa.autoscaling.knative.dev", "kpa.autoscaling.knative.dev or"],
   ])("rejects %s=%s naming the range", (key, value, text) => {
     const r = parseAnnotations({ [key]: value });
     expect(r.issues).toHaveLength(1);
