@@ -73,7 +73,7 @@ describe("status page in real Chromium", () => {
     await page.goto(`${url}/_thaw/`);
     const row = page.locator('tr[data-revision="default/hello"]');
     await row.waitFor({ timeout: 10_000 });
-    expect(await row.innerText()).toContain("proxy");
+    expect(await row.textContent()).toContain("proxy");
     // The page polls: a change of the status shows up without a reload.
     Object.assign(status, { desiredScale: 2, readyPods: 2, mode: "serve", lastColdStartMs: 812 });
     await page.waitForFunction(
