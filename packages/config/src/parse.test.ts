@@ -100,3 +100,27 @@ describe("parseConfig", () => {
     );
   });
 });
+
+describe("parseConfig: autoscaling keys through @thaw/autoscaler", () => {
+  it.each([
+    ["unknown annotation key", { autoscaling: { "max-scal": 3 } }, "services[0].autoscaling.max-scal"],
+    ["min above max", { autoscaling: { "min-scale": 4, "max-scale": 2 } }, "services[0].autoscaling."],
+    ["bad duration", { autoscaling: { window: "soon" } }, "services[0].autoscaling.window"],
+  ])("%s", (_n, patch, path) => {
+    const r = parseConfig({ services: [{ ...hello, ...patch }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => i.path).some((p) => p.startsWith(path))).toBe(true);
+  });
+
+  it("checks the global autoscaler block with Knative's ranges", () => {
+    const r = parseConfig({ autoscaler: { "stable-window": "2s" }, services: [hello] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]?.path).toBe("autoscaler.stable-window");
+  });
+
+  it("adds autoscaling issues to schema issues in one run", () => {
+    const r = parseConfig({ listen: 1, services: [{ ...hello, autoscaling: { "max-scale": "x" } }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => i.path)).toEqual(["listen", "services[0].autoscaling.max-scale"]);
+  });
+});

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { autoscalingIssues } from "./autoscaling.js";
 import { configSchema, type ThawConfig } from "./schema.js";
 
 /** One problem in a config, with the field path a person can find in the file. */
@@ -55,10 +56,17 @@ function crossChecks(config: ThawConfig): ConfigIssue[] {
 /** Validates a config object (already read from YAML or JSON), reporting every issue at once. */
 export function parseConfig(input: unknown): ConfigResult {
   const result = v.safeParse(configSchema, input, { abortEarly: false, abortPipeEarly: true });
+  // Knative's own rules for the autoscaling keys run even when the schema failed elsewhere, so one run of
+  // `thaw validate` shows every problem.
+  const autoscaling = autoscalingIssues(input);
   if (!result.success) {
-    return { ok: false, issues: result.issues.map((i) => ({ path: pathOf(i), message: messageOf(i) })) };
+    const issues = result.issues.map((i) => ({ path: pathOf(i), message: messageOf(i) }));
+    return {
+      ok: false,
+      issues: [...issues, ...autoscaling.filter((a) => !issues.some((i) => i.path === a.path))],
+    };
   }
-  const issues = crossChecks(result.output);
+  const issues = [...crossChecks(result.output), ...autoscaling];
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: result.output };
 }
 

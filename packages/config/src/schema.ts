@@ -102,7 +102,10 @@ const service = v.pipe(
 /** The schema of thaw.config.yaml (DESIGN.md contract 3). */
 export const configSchema = strict({
   listen: v.optional(
-    v.pipe(v.string(), v.regex(HOST_PORT, "must be host:port, e.g. 127.0.0.1:8080")),
+    v.pipe(
+      v.string("must be host:port, e.g. 127.0.0.1:8080"),
+      v.regex(HOST_PORT, "must be host:port, e.g. 127.0.0.1:8080"),
+    ),
     "127.0.0.1:8080",
   ),
   token: v.optional(v.pipe(v.string(), v.minLength(16, "must be at least 16 characters"))),
