@@ -28,6 +28,7 @@ export {
   type LocalScalerOptions,
 } from "./scalers/local/local-scaler.js";
 export type { LocalServiceSpec } from "./scalers/local/pod-env.js";
+export { ScalerRouter } from "./scalers/router.js";
 export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
 export { WebhookScaler, type WebhookScalerOptions, type WebhookTarget } from "./scalers/webhook.js";
 export { SCRAPE_TIMEOUT_MS, type ScrapeOptions, type ScrapeResult, scrapeStat } from "./scrape.js";
