@@ -1,0 +1,90 @@
+import http from "node:http";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { liveGroupCount } from "../src/scalers/local/child.js";
+import { LocalScaler } from "../src/scalers/local/local-scaler.js";
+import type { PodInfo } from "../src/scalers/scaler.js";
+
+const hello = join(dirname(fileURLToPath(import.meta.url)), "../../../examples/hello/server.mjs");
+const rev = { namespace: "default", name: "hello" };
+
+/** One request on its own connection: a kept-alive socket would hold a draining queue-proxy open. */
+function get(url: string): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"] ?? "", body }),
+        );
+      })
+      .on("error", reject);
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until<T>(get: () => T | undefined, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("LocalScaler (real thaw-queue-proxy and app processes)", () => {
+  const scaler = new LocalScaler();
+  afterAll(() => scaler.close());
+  scaler.register({
+    ...rev,
+    command: [process.execPath, hello],
+    env: { STARTUP_DELAY_MS: "100" },
+    portEnv: "PORT",
+    containerConcurrency: 2,
+    timeoutSeconds: 10,
+    readinessProbe: { httpGet: { path: "/healthz" } },
+    drainQuietPeriodMs: 200,
+  });
+
+  it("starts pods that become ready through the queue probe and serve through their queue-proxy", async () => {
+    const updates: PodInfo[][] = [];
+    scaler.subscribe(rev, (p) => updates.push(p));
+    await scaler.scale(rev, 2);
+    const pods = await until(() => {
+      const p = scaler.pods(rev);
+      return p.length === 2 && p.every((x) => x.ready) ? p : undefined;
+    }, 20_000);
+    const names = new Set<string>();
+    for (const p of pods) {
+      const res = await get(`http://${p.address}/`);
+      expect(res.status).toBe(200);
+      names.add(/hello from (\S+)/.exec(res.body)?.[1] ?? "");
+      const stat = await get(p.metricsUrl as string);
+      expect(stat.type).toBe("application/protobuf");
+    }
+    expect([...names].sort()).toEqual(pods.map((p) => p.name).sort());
+    expect(updates.at(-1)?.filter((p) => p.ready)).toHaveLength(2);
+  });
+
+  it("scales down with SIGTERM and a drain, and close() leaves no process behind", async () => {
+    const pids = scaler.pids();
+    expect(pids.length).toBe(4);
+    await scaler.scale(rev, 1);
+    await until(() => (scaler.pods(rev).length === 1 ? true : undefined), 5000);
+    await until(() => (pids.filter(alive).length === 2 ? true : undefined), 15_000);
+    await scaler.close();
+    expect(pids.filter(alive)).toEqual([]);
+    expect(liveGroupCount()).toBe(0);
+  });
+});
