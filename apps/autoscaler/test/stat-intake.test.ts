@@ -115,6 +115,47 @@ describe("stat server over real loopback sockets", () => {
     expect(res.status).toBe(400);
   });
 
+  it("GET /v1/scale-events streams the status on connect, then every scale event (SSE)", async () => {
+    const { url } = await start(TOKEN);
+    const ac = new AbortController();
+    const res = await fetch(`${url}/v1/scale-events`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: ac.signal,
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const readUntil = async (needle: string) => {
+      for (let i = 0; i < 100 && !text.includes(needle); i++) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await readUntil("event: status");
+    expect(text).toContain('"mode":"proxy"');
+    await fetch(`${url}/v1/stats`, {
+      method: "POST",
+      headers: { "content-type": "application/protobuf", authorization: `Bearer ${TOKEN}` },
+      body: encodeWireStatMessages([message("hello", 1)]),
+    });
+    await readUntil("event: scale");
+    const scale = text.split("\n\n").find((b) => b.startsWith("event: scale"));
+    expect(JSON.parse(scale?.split("data: ")[1] ?? "{}")).toMatchObject({
+      type: "scale",
+      namespace: "default",
+      name: "hello",
+      from: 0,
+      to: 2,
+      reason: "request while scaled to zero",
+    });
+    ac.abort();
+    const denied = await fetch(`${url}/v1/scale-events`);
+    expect(denied.status).toBe(401);
+    await denied.body?.cancel();
+  });
+
   it("answers kubelet probes with 200 and serves status as JSON", async () => {
     const { url } = await start(TOKEN);
     const probe = await fetch(`${url}/`, { headers: { "user-agent": "kube-probe/1.31" } });
