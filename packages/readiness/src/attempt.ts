@@ -41,13 +41,21 @@ async function attempt(probe: Probe, o: AttemptOptions): Promise<void> {
   if (probe.tcpSocket) {
     const port = numericPort(probe.tcpSocket.port);
     if (port === undefined) {
-      throw new ProbeError(ProbeErrorCode.BadPort, `tcpSocket port ${JSON.stringify(probe.tcpSocket.port ?? 0)} is not a port number`);
+      throw new ProbeError(
+        ProbeErrorCode.BadPort,
+        `tcpSocket port ${JSON.stringify(probe.tcpSocket.port ?? 0)} is not a port number`,
+      );
     }
     const host = probe.tcpSocket.host || PROBE_HOST;
     return withDeadline(clock, timeoutMs, signal, (s) => transport.tcp(host, port, timeoutMs, s));
   }
   if (probe.grpc) {
-    const req = { host: PROBE_HOST, port: probe.grpc.port ?? 0, service: probe.grpc.service ?? "", userAgent: PROBE_USER_AGENT };
+    const req = {
+      host: PROBE_HOST,
+      port: probe.grpc.port ?? 0,
+      service: probe.grpc.service ?? "",
+      userAgent: PROBE_USER_AGENT,
+    };
     const status = await withDeadline(clock, timeoutMs, signal, (s) => transport.grpc(req, timeoutMs, s));
     if (status !== "SERVING") {
       throw new ProbeError(ProbeErrorCode.GrpcStatus, `gRPC health check answered ${status}, want SERVING`);

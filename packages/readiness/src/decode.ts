@@ -11,13 +11,27 @@ export function decodeProbeEnv(env: string, multiContainer: boolean): Result<Pro
   try {
     raw = JSON.parse(env) as unknown;
   } catch (err) {
-    return { ok: false, issues: [{ path: "SERVING_READINESS_PROBE", message: `invalid JSON: ${(err as Error).message}` }] };
+    return {
+      ok: false,
+      issues: [{ path: "SERVING_READINESS_PROBE", message: `invalid JSON: ${(err as Error).message}` }],
+    };
   }
   if (multiContainer && !Array.isArray(raw)) {
-    return { ok: false, issues: [{ path: "SERVING_READINESS_PROBE", message: "expected a JSON array of probes (multi-container probing is on)" }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "SERVING_READINESS_PROBE",
+          message: "expected a JSON array of probes (multi-container probing is on)",
+        },
+      ],
+    };
   }
   if (!multiContainer && (typeof raw !== "object" || raw === null || Array.isArray(raw))) {
-    return { ok: false, issues: [{ path: "SERVING_READINESS_PROBE", message: "expected a JSON object (one probe)" }] };
+    return {
+      ok: false,
+      issues: [{ path: "SERVING_READINESS_PROBE", message: "expected a JSON object (one probe)" }],
+    };
   }
   return parseProbeList(raw, { path: "SERVING_READINESS_PROBE", unknownFields: "ignore" });
 }

@@ -50,7 +50,8 @@ export function applyRevisionDefaults(spec: RevisionSpec, config: RevisionDefaul
   const taken = new Set<string>();
   for (const c of [...containers, ...(out.initContainers ?? [])]) if (c.name) taken.add(c.name);
   nameContainers(containers, taken, config.userContainerName ?? "user-container");
-  if (out.initContainers) nameContainers(out.initContainers, taken, config.initContainerName ?? "init-container");
+  if (out.initContainers)
+    nameContainers(out.initContainers, taken, config.initContainerName ?? "init-container");
 
   for (const c of containers) {
     // Only the container that can receive traffic gets a default probe: the sole one, or one with ports.

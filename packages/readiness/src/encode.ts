@@ -1,4 +1,12 @@
-import type { GrpcAction, HttpGetAction, IntOrString, Issue, Probe, Result, TcpSocketAction } from "./types.js";
+import type {
+  GrpcAction,
+  HttpGetAction,
+  IntOrString,
+  Issue,
+  Probe,
+  Result,
+  TcpSocketAction,
+} from "./types.js";
 
 /**
  * Encodes a probe byte-for-byte as Go's `json.Marshal(corev1.Probe)` does: fields in struct order, zero
@@ -13,7 +21,13 @@ export function encodeProbe(probe: Probe): string {
   if (probe.httpGet) parts.push(`"httpGet":${httpGet(probe.httpGet)}`);
   if (probe.tcpSocket) parts.push(`"tcpSocket":${tcpSocket(probe.tcpSocket)}`);
   if (probe.grpc) parts.push(`"grpc":${grpc(probe.grpc)}`);
-  for (const f of ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] as const) {
+  for (const f of [
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+  ] as const) {
     const v = probe[f];
     if (v) parts.push(`"${f}":${v}`);
   }
@@ -71,7 +85,10 @@ function grpc(g: GrpcAction): string {
  * (Go's HTML-safe default) and lone surrogates become U+FFFD, since Go encodes UTF-8, not UTF-16.
  */
 export function goString(s: string): string {
-  const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  const wellFormed = s.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    "\uFFFD",
+  );
   return JSON.stringify(wellFormed).replace(/[<>&\u2028\u2029]/g, (c) => {
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
   });

@@ -22,11 +22,18 @@ export function mergeFieldErrors(errors: readonly FieldError[]): FieldError[] {
     const key = JSON.stringify([e.message, e.details ?? ""]);
     const g = groups.get(key);
     if (g) g.paths.push(...e.paths);
-    else groups.set(key, { message: e.message, paths: [...e.paths], ...(e.details ? { details: e.details } : {}) });
+    else
+      groups.set(key, {
+        message: e.message,
+        paths: [...e.paths],
+        ...(e.details ? { details: e.details } : {}),
+      });
   }
   const merged = [...groups.values()];
   for (const g of merged) g.paths = [...new Set(g.paths)].sort(byteOrder);
-  return merged.sort((a, b) => byteOrder(a.message, b.message) || byteOrder(a.details ?? "", b.details ?? ""));
+  return merged.sort(
+    (a, b) => byteOrder(a.message, b.message) || byteOrder(a.details ?? "", b.details ?? ""),
+  );
 }
 
 /**
@@ -44,7 +51,11 @@ export function renderFieldErrors(errors: readonly FieldError[]): string {
 
 /** Turns parse issues into field errors so they render with the webhook's errors. */
 export function issuesToFieldErrors(issues: readonly Issue[]): FieldError[] {
-  return issues.map((i) => ({ message: i.message, paths: [i.path], ...(i.details ? { details: i.details } : {}) }));
+  return issues.map((i) => ({
+    message: i.message,
+    paths: [i.path],
+    ...(i.details ? { details: i.details } : {}),
+  }));
 }
 
 /** Flattens field errors to one issue per path, the shape the rest of Thaw reports. */

@@ -3,8 +3,18 @@ import type { GrpcServingStatus } from "./transport.js";
 /** The HTTP/2 `:path` of the health check RPC. */
 export const GRPC_HEALTH_CHECK_PATH = "/grpc.health.v1.Health/Check";
 
-const STATUS_NAMES: Record<number, GrpcServingStatus> = { 0: "UNKNOWN", 1: "SERVING", 2: "NOT_SERVING", 3: "SERVICE_UNKNOWN" };
-const STATUS_NUMBERS: Record<GrpcServingStatus, number> = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 };
+const STATUS_NAMES: Record<number, GrpcServingStatus> = {
+  0: "UNKNOWN",
+  1: "SERVING",
+  2: "NOT_SERVING",
+  3: "SERVICE_UNKNOWN",
+};
+const STATUS_NUMBERS: Record<GrpcServingStatus, number> = {
+  UNKNOWN: 0,
+  SERVING: 1,
+  NOT_SERVING: 2,
+  SERVICE_UNKNOWN: 3,
+};
 
 function varint(n: number): number[] {
   const out: number[] = [];
@@ -44,7 +54,10 @@ export function encodeGrpcHealthResponse(status: GrpcServingStatus): Uint8Array 
 }
 
 /** Walks the fields of a protobuf message, calling `onField` with the number, wire type and value. */
-function fields(buf: Uint8Array, onField: (field: number, wire: number, value: number | Uint8Array) => void): void {
+function fields(
+  buf: Uint8Array,
+  onField: (field: number, wire: number, value: number | Uint8Array) => void,
+): void {
   let pos = 0;
   while (pos < buf.length) {
     const [tag, p] = readVarint(buf, pos);

@@ -24,7 +24,10 @@ export interface HttpAttemptContext {
 export function probeUrl(action: HttpGetAction): string {
   const port = numericPort(action.port);
   if (port === undefined) {
-    throw new ProbeError(ProbeErrorCode.BadPort, `httpGet port ${JSON.stringify(action.port ?? 0)} is not a port number`);
+    throw new ProbeError(
+      ProbeErrorCode.BadPort,
+      `httpGet port ${JSON.stringify(action.port ?? 0)} is not a port number`,
+    );
   }
   const scheme = (action.scheme || "HTTP").toLowerCase();
   const host = action.host || PROBE_HOST;

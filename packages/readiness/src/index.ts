@@ -4,9 +4,9 @@
  * (`@thaw/readiness/node`, `@thaw/readiness/workerd`) in normal or aggressive mode.
  */
 export { type AttemptOptions, type AttemptResult, runProbeAttempt } from "./attempt.js";
+export { withDeadline } from "./deadline.js";
 export { decodeProbeEnv } from "./decode.js";
 export { applyRevisionDefaults, type RevisionDefaultsConfig, type RevisionSpec } from "./defaults.js";
-export { withDeadline } from "./deadline.js";
 export { encodeProbe, encodeProbeEnv, goString } from "./encode.js";
 export { ProbeError, ProbeErrorCode, toProbeError } from "./errors.js";
 export {
@@ -25,6 +25,7 @@ export {
   grpcFrame,
   readGrpcFrames,
 } from "./grpc-health.js";
+export { groupHeaders } from "./headers.js";
 export {
   detectHttpProtocol,
   type HttpAttemptContext,
@@ -34,7 +35,13 @@ export {
   probeUrl,
 } from "./http-probe.js";
 export { DISALLOWED, type ParseOptions, parseProbe, parseProbeList } from "./parse.js";
-export { AGGRESSIVE_TIMING, type AggressiveTiming, createProber, Prober, type ProberOptions } from "./prober.js";
+export {
+  AGGRESSIVE_TIMING,
+  type AggressiveTiming,
+  createProber,
+  Prober,
+  type ProberOptions,
+} from "./prober.js";
 export {
   DEFAULT_USER_PORT,
   numericPort,
@@ -58,9 +65,9 @@ export type {
 } from "./transport.js";
 export * from "./types.js";
 export {
+  type ValidateOptions,
+  type ValidateProbeOptions,
   validateContainer,
   validateContainerProbes,
-  type ValidateOptions,
   validateProbe,
-  type ValidateProbeOptions,
 } from "./validate.js";

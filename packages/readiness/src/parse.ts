@@ -54,7 +54,8 @@ export function parseProbeList(input: unknown, options: ParseOptions = {}): Resu
     const one = parseProbe(raw, options);
     return one.ok ? { ok: true, value: [one.value] } : one;
   }
-  if (raw.length === 0) return { ok: false, issues: [{ path: base, message: "expected at least one probe" }] };
+  if (raw.length === 0)
+    return { ok: false, issues: [{ path: base, message: "expected at least one probe" }] };
   const out: Probe[] = [];
   raw.forEach((item, i) => {
     const r = parseProbe(item, { ...options, path: `${base}[${i}]` });
@@ -158,7 +159,13 @@ function readProbe(v: unknown, path: string, ctx: Ctx): Probe | undefined {
   if (o.httpGet != null) put(p, "httpGet", readHttpGet(o.httpGet, join(path, "httpGet"), ctx));
   if (o.tcpSocket != null) put(p, "tcpSocket", readTcp(o.tcpSocket, join(path, "tcpSocket"), ctx));
   if (o.grpc != null) put(p, "grpc", readGrpc(o.grpc, join(path, "grpc"), ctx));
-  for (const f of ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] as const) {
+  for (const f of [
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+  ] as const) {
     put(p, f, int32(o[f], join(path, f), ctx));
   }
   // A pointer in Go: an explicit 0 is kept, unlike the plain int32 fields above.
@@ -238,7 +245,11 @@ function readGrpc(v: unknown, path: string, ctx: Ctx): GrpcAction | undefined {
   // A pointer in Go: "" is a value (set by defaulting), so it is kept.
   if (o.service !== undefined && o.service !== null) {
     if (typeof o.service === "string") g.service = o.service;
-    else ctx.issues.push({ path: join(path, "service"), message: `expected a string, got ${describe(o.service)}` });
+    else
+      ctx.issues.push({
+        path: join(path, "service"),
+        message: `expected a string, got ${describe(o.service)}`,
+      });
   }
   return g;
 }

@@ -16,7 +16,11 @@ export interface AggressiveTiming {
 }
 
 /** Knative's numbers: attempt every 50 ms, 100 ms each, for at most 10 s. */
-export const AGGRESSIVE_TIMING: AggressiveTiming = { intervalMs: 50, attemptTimeoutMs: 100, maxDurationMs: 10_000 };
+export const AGGRESSIVE_TIMING: AggressiveTiming = {
+  intervalMs: 50,
+  attemptTimeoutMs: 100,
+  maxDurationMs: 10_000,
+};
 
 /** Everything a {@link Prober} runs with. */
 export interface ProberOptions {
@@ -85,7 +89,9 @@ export class Prober {
   }
 
   #runOne(probe: Probe, index: number): Promise<boolean> {
-    if (probe.periodSeconds) return this.#once(probe);
+    // exec and handler-less probes can never pass, so they fail at once instead of polling for 10 s.
+    const runnable = probe.httpGet || probe.tcpSocket || probe.grpc;
+    if (probe.periodSeconds || !runnable) return this.#once(probe);
     return this.#poll(probe, index);
   }
 

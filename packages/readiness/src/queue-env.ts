@@ -83,10 +83,19 @@ export function queueProxyProbeEnv(input: QueueProxyProbeInput): Result<Record<s
   const issues: Issue[] = [];
   const probe = input.serving.readinessProbe;
   if (!probe) {
-    return { ok: false, issues: [{ path: "readinessProbe", message: "the serving container has no readiness probe; apply revision defaults first" }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "readinessProbe",
+          message: "the serving container has no readiness probe; apply revision defaults first",
+        },
+      ],
+    };
   }
   const serving = rewriteForQueueProxy(probe, userPort);
-  if (!serving) return { ok: false, issues: [{ path: "readinessProbe", message: "expected exactly one handler" }] };
+  if (!serving)
+    return { ok: false, issues: [{ path: "readinessProbe", message: "expected exactly one handler" }] };
   const probes: Probe[] = [serving];
   if (input.multiContainerProbing) {
     (input.sidecars ?? []).forEach((sidecar, i) => {
@@ -111,7 +120,8 @@ export function queueProxyProbeEnv(input: QueueProxyProbeInput): Result<Record<s
     USER_PORT: String(userPort),
     QUEUE_SERVING_PORT: String(queueServingPortOf(input.serving)),
   };
-  if (input.containerConcurrency !== undefined) env.CONTAINER_CONCURRENCY = String(input.containerConcurrency);
+  if (input.containerConcurrency !== undefined)
+    env.CONTAINER_CONCURRENCY = String(input.containerConcurrency);
   return { ok: true, value: env };
 }
 
@@ -120,9 +130,17 @@ export function queueProxyProbeEnv(input: QueueProxyProbeInput): Result<Record<s
  * (zero stays unset) with the handler replaced by `GET :<queuePort>` carrying `K-Network-Probe: queue`.
  */
 export function queueProxyOwnProbe(userProbe: Probe | undefined, queuePort: number = QUEUE_HTTP_PORT): Probe {
-  const own: Probe = { httpGet: { port: queuePort, httpHeaders: [{ name: "K-Network-Probe", value: "queue" }] } };
+  const own: Probe = {
+    httpGet: { port: queuePort, httpHeaders: [{ name: "K-Network-Probe", value: "queue" }] },
+  };
   if (!userProbe) return own;
-  for (const f of ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] as const) {
+  for (const f of [
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+  ] as const) {
     if (userProbe[f]) own[f] = userProbe[f];
   }
   if (userProbe.terminationGracePeriodSeconds !== undefined) {

@@ -1,4 +1,9 @@
-import { type FieldError, fieldErrorsToIssues, issuesToFieldErrors, renderFieldErrors } from "./field-error.js";
+import {
+  type FieldError,
+  fieldErrorsToIssues,
+  issuesToFieldErrors,
+  renderFieldErrors,
+} from "./field-error.js";
 import { DISALLOWED, parseProbe } from "./parse.js";
 import { handlersOf, type IntOrString, type Probe, type Result } from "./types.js";
 
@@ -111,9 +116,15 @@ type PortRule = { portName: string } | { sidecar: true };
 function handlerErrors(probe: Probe, path: string, rule: PortRule): FieldError[] {
   const set = handlersOf(probe);
   if (set.length === 0) {
-    return [{ message: "expected exactly one, got neither", paths: ["httpGet", "tcpSocket", "exec", "grpc"].map((h) => at(path, h)) }];
+    return [
+      {
+        message: "expected exactly one, got neither",
+        paths: ["httpGet", "tcpSocket", "exec", "grpc"].map((h) => at(path, h)),
+      },
+    ];
   }
-  if (set.length > 1) return [{ message: "expected exactly one, got both", paths: set.map((h) => at(path, h)) }];
+  if (set.length > 1)
+    return [{ message: "expected exactly one, got both", paths: set.map((h) => at(path, h)) }];
   const errors: FieldError[] = [];
   for (const h of ["httpGet", "tcpSocket"] as const) {
     const action = probe[h];
@@ -127,13 +138,21 @@ function handlerErrors(probe: Probe, path: string, rule: PortRule): FieldError[]
 function portError(port: IntOrString | undefined, path: string, rule: PortRule): FieldError | undefined {
   if ("sidecar" in rule) {
     if (port === undefined || port === 0 || port === "") {
-      return { message: `invalid value: ${port ?? 0}`, paths: [path], details: "Probe port must be specified" };
+      return {
+        message: `invalid value: ${port ?? 0}`,
+        paths: [path],
+        details: "Probe port must be specified",
+      };
     }
     return undefined;
   }
   // Numeric ports may point anywhere; a named port must be the serving container's own port.
   if (typeof port === "string" && port !== rule.portName) {
-    return { message: `invalid value: ${port}`, paths: [path], details: "Probe port must match container port" };
+    return {
+      message: `invalid value: ${port}`,
+      paths: [path],
+      details: "Probe port must match container port",
+    };
   }
   return undefined;
 }
@@ -159,10 +178,16 @@ function readinessErrors(probe: Probe, path: string): FieldError[] {
   if (success < 1) errors.push(outOfBounds(success, 1, at(path, "successThreshold")));
   if (period === 0) {
     if (failure !== 0) {
-      errors.push({ message: "failureThreshold is disallowed when periodSeconds is zero", paths: [at(path, "failureThreshold")] });
+      errors.push({
+        message: "failureThreshold is disallowed when periodSeconds is zero",
+        paths: [at(path, "failureThreshold")],
+      });
     }
     if (timeout !== 0) {
-      errors.push({ message: "timeoutSeconds is disallowed when periodSeconds is zero", paths: [at(path, "timeoutSeconds")] });
+      errors.push({
+        message: "timeoutSeconds is disallowed when periodSeconds is zero",
+        paths: [at(path, "timeoutSeconds")],
+      });
     }
   } else {
     if (timeout < 1) errors.push(outOfBounds(timeout, 1, at(path, "timeoutSeconds")));

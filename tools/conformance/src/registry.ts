@@ -11,4 +11,9 @@ export interface Entry {
  * Vector file name -> adapter. A file missing here fails every vector: the runner never passes what it
  * does not understand.
  */
-export const registry: Record<string, Entry> = {};
+export const registry: Record<string, Entry> = {
+  "readiness-probe.json": {
+    pkg: "@thaw/readiness",
+    load: async () => (await import("./adapters/readiness-probe.js")).adapter,
+  },
+};

@@ -1,6 +1,12 @@
 import http2 from "node:http2";
 import { ProbeError, ProbeErrorCode } from "../errors.js";
-import { decodeGrpcHealthResponse, encodeGrpcHealthRequest, GRPC_HEALTH_CHECK_PATH, grpcFrame, readGrpcFrames } from "../grpc-health.js";
+import {
+  decodeGrpcHealthResponse,
+  encodeGrpcHealthRequest,
+  GRPC_HEALTH_CHECK_PATH,
+  grpcFrame,
+  readGrpcFrames,
+} from "../grpc-health.js";
 import type { GrpcHealthRequest, GrpcServingStatus } from "../transport.js";
 import { settleOnce } from "./guard.js";
 
@@ -26,7 +32,11 @@ const CLIENT_TOKEN = "thaw-grpc/0.1";
  * `grpc.health.v1.Health/Check` over cleartext HTTP/2: one unary call on its own session. Resolves with
  * the serving status; rejects with a ProbeError naming the gRPC code when the call fails.
  */
-export function grpcHealthCheck(req: GrpcHealthRequest, timeoutMs: number, signal: AbortSignal): Promise<GrpcServingStatus> {
+export function grpcHealthCheck(
+  req: GrpcHealthRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<GrpcServingStatus> {
   let session: http2.ClientHttp2Session | undefined;
   const host = req.host.includes(":") ? `[${req.host}]` : req.host;
   return settleOnce<GrpcServingStatus>(
@@ -78,7 +88,10 @@ function outcome(
   // A trailers-only answer carries grpc-status in the headers.
   const raw = trailers["grpc-status"] ?? head["grpc-status"];
   if (raw === undefined) {
-    throw new ProbeError(ProbeErrorCode.GrpcStatus, `gRPC health check got HTTP ${httpStatus} without a grpc-status`);
+    throw new ProbeError(
+      ProbeErrorCode.GrpcStatus,
+      `gRPC health check got HTTP ${httpStatus} without a grpc-status`,
+    );
   }
   const code = Number(raw);
   const message = decodeMessage(trailers["grpc-message"] ?? head["grpc-message"]);
@@ -89,15 +102,22 @@ function outcome(
     );
   }
   if (code === 4) {
-    throw new ProbeError(ProbeErrorCode.Timeout, `gRPC health check did not complete within ${timeoutMs}ms: ${message}`);
+    throw new ProbeError(
+      ProbeErrorCode.Timeout,
+      `gRPC health check did not complete within ${timeoutMs}ms: ${message}`,
+    );
   }
   if (code !== 0) {
     const name = CODE_NAMES[code] ?? `code ${code}`;
-    throw new ProbeError(ProbeErrorCode.GrpcStatus, `gRPC health check of service "${service}" failed: ${name}: ${message}`);
+    throw new ProbeError(
+      ProbeErrorCode.GrpcStatus,
+      `gRPC health check of service "${service}" failed: ${name}: ${message}`,
+    );
   }
   const frames = readGrpcFrames(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
   const last = frames.at(-1);
-  if (!last) throw new ProbeError(ProbeErrorCode.GrpcStatus, "gRPC health check answered OK without a message");
+  if (!last)
+    throw new ProbeError(ProbeErrorCode.GrpcStatus, "gRPC health check answered OK without a message");
   return decodeGrpcHealthResponse(last);
 }
 

@@ -22,7 +22,8 @@ export function settleOnce<T>(
     };
     const onAbort = () => finish(() => reject(signal.reason));
     const timer = setTimeout(
-      () => finish(() => reject(new ProbeError(ProbeErrorCode.Timeout, `probe timed out after ${timeoutMs}ms`))),
+      () =>
+        finish(() => reject(new ProbeError(ProbeErrorCode.Timeout, `probe timed out after ${timeoutMs}ms`))),
       Math.max(1, timeoutMs),
     );
     if (signal.aborted) return onAbort();
@@ -36,27 +37,4 @@ export function settleOnce<T>(
       finish(() => reject(err));
     }
   });
-}
-
-/** Groups ordered header pairs by name (case-insensitive, first spelling kept); only the first User-Agent counts, as in Go. */
-export function groupHeaders(
-  pairs: ReadonlyArray<readonly [string, string]>,
-  lowercase = false,
-): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const spelling = new Map<string, string>();
-  for (const [name, value] of pairs) {
-    const key = name.toLowerCase();
-    const existing = spelling.get(key);
-    if (existing === undefined) {
-      const n = lowercase ? key : name;
-      spelling.set(key, n);
-      out[n] = value;
-      continue;
-    }
-    if (key === "user-agent" || key === "host") continue;
-    const prev = out[existing] as string | string[];
-    out[existing] = Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
 }

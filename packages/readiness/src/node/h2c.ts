@@ -1,9 +1,14 @@
 import http2 from "node:http2";
+import { groupHeaders } from "../headers.js";
 import type { HttpProbeRequest, HttpProbeResponse } from "../transport.js";
-import { groupHeaders, settleOnce } from "./guard.js";
+import { settleOnce } from "./guard.js";
 
 /** One GET over HTTP/2 with prior knowledge (h2c for `http:` URLs) on its own session. */
-export function h2cGet(req: HttpProbeRequest, timeoutMs: number, signal: AbortSignal): Promise<HttpProbeResponse> {
+export function h2cGet(
+  req: HttpProbeRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<HttpProbeResponse> {
   const url = new URL(req.url);
   let session: http2.ClientHttp2Session | undefined;
   return settleOnce<HttpProbeResponse>(

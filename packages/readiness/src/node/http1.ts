@@ -1,10 +1,15 @@
 import http from "node:http";
 import https from "node:https";
+import { groupHeaders } from "../headers.js";
 import type { HttpProbeRequest, HttpProbeResponse } from "../transport.js";
-import { groupHeaders, settleOnce } from "./guard.js";
+import { settleOnce } from "./guard.js";
 
 /** One HTTP/1.1 GET on a fresh connection (no agent, so `Connection: close`); resolves after the body drained. */
-export function http1Get(req: HttpProbeRequest, timeoutMs: number, signal: AbortSignal): Promise<HttpProbeResponse> {
+export function http1Get(
+  req: HttpProbeRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<HttpProbeResponse> {
   const url = new URL(req.url);
   const secure = url.protocol === "https:";
   let request: http.ClientRequest | undefined;

@@ -3,5 +3,11 @@
  * shared by this package's tests, its conformance adapter and benchmarks, and other packages' tests.
  */
 export { type GrpcAnswer, type GrpcTestServer, startGrpcHealthServer } from "./testing/grpc-server.js";
-export { type Answer, type HttpServerBehaviour, type HttpTestServer, type SeenRequest, startHttpServer } from "./testing/http-server.js";
+export {
+  type Answer,
+  type HttpServerBehaviour,
+  type HttpTestServer,
+  type SeenRequest,
+  startHttpServer,
+} from "./testing/http-server.js";
 export { closedPort, startTcpServer, type TcpTestServer } from "./testing/tcp-server.js";

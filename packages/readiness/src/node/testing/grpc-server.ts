@@ -1,10 +1,19 @@
 import http2 from "node:http2";
 import type net from "node:net";
-import { decodeGrpcHealthRequest, encodeGrpcHealthResponse, GRPC_HEALTH_CHECK_PATH, grpcFrame, readGrpcFrames } from "../../grpc-health.js";
+import {
+  decodeGrpcHealthRequest,
+  encodeGrpcHealthResponse,
+  GRPC_HEALTH_CHECK_PATH,
+  grpcFrame,
+  readGrpcFrames,
+} from "../../grpc-health.js";
 import type { GrpcServingStatus } from "../../transport.js";
 
 /** How the test health service answers a Check for `service`. */
-export type GrpcAnswer = GrpcServingStatus | { code: number; message: string } | { delayMs: number; status: GrpcServingStatus };
+export type GrpcAnswer =
+  | GrpcServingStatus
+  | { code: number; message: string }
+  | { delayMs: number; status: GrpcServingStatus };
 
 /** A loopback gRPC server that implements only grpc.health.v1.Health/Check. */
 export interface GrpcTestServer {
@@ -15,7 +24,9 @@ export interface GrpcTestServer {
 }
 
 /** Starts a gRPC health server on 127.0.0.1 (port 0); other methods answer Unimplemented. */
-export async function startGrpcHealthServer(answer: (service: string) => GrpcAnswer): Promise<GrpcTestServer> {
+export async function startGrpcHealthServer(
+  answer: (service: string) => GrpcAnswer,
+): Promise<GrpcTestServer> {
   const calls: { service: string; userAgent: string }[] = [];
   const server = http2.createServer();
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -29,11 +40,20 @@ export async function startGrpcHealthServer(answer: (service: string) => GrpcAns
     stream.on("error", () => {});
     stream.on("end", () => {
       if (headers[":path"] !== GRPC_HEALTH_CHECK_PATH) {
-        stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "12", "grpc-message": "unknown method" }, { endStream: true });
+        stream.respond(
+          {
+            ":status": 200,
+            "content-type": "application/grpc",
+            "grpc-status": "12",
+            "grpc-message": "unknown method",
+          },
+          { endStream: true },
+        );
         return;
       }
       const body = Buffer.concat(chunks);
-      const msg = readGrpcFrames(new Uint8Array(body.buffer, body.byteOffset, body.byteLength))[0] ?? new Uint8Array(0);
+      const msg =
+        readGrpcFrames(new Uint8Array(body.buffer, body.byteOffset, body.byteLength))[0] ?? new Uint8Array(0);
       const service = decodeGrpcHealthRequest(msg);
       calls.push({ service, userAgent: String(headers["user-agent"] ?? "") });
       const a = answer(service);
@@ -46,7 +66,12 @@ export async function startGrpcHealthServer(answer: (service: string) => GrpcAns
       if (typeof a === "string") return reply(a);
       if ("delayMs" in a) return void setTimeout(() => reply(a.status), a.delayMs);
       stream.respond(
-        { ":status": 200, "content-type": "application/grpc", "grpc-status": String(a.code), "grpc-message": encodeURIComponent(a.message) },
+        {
+          ":status": 200,
+          "content-type": "application/grpc",
+          "grpc-status": String(a.code),
+          "grpc-message": encodeURIComponent(a.message),
+        },
         { endStream: true },
       );
     });

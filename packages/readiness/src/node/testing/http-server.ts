@@ -39,7 +39,11 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
   const h2 = behaviour.h2c ?? false;
   const requests: SeenRequest[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
-  const answer = (seen: SeenRequest, decide: (n: number, r: SeenRequest) => Answer, write: (s: number | null) => void) => {
+  const answer = (
+    seen: SeenRequest,
+    decide: (n: number, r: SeenRequest) => Answer,
+    write: (s: number | null) => void,
+  ) => {
     const n = requests.length;
     requests.push(seen);
     const a = decide(n, seen);
@@ -54,7 +58,13 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
     if (!h1) return res.destroy();
     const url = new URL(req.url ?? "/", "http://x");
     answer(
-      { protoMajor: 1, method: req.method ?? "", path: url.pathname, rawQuery: url.search.slice(1), headers: rawHeaders(req.rawHeaders) },
+      {
+        protoMajor: 1,
+        method: req.method ?? "",
+        path: url.pathname,
+        rawQuery: url.search.slice(1),
+        headers: rawHeaders(req.rawHeaders),
+      },
       h1,
       (status) => {
         if (res.destroyed) return;
@@ -68,10 +78,17 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
     if (!h2) return stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
     const url = new URL(String(headers[":path"] ?? "/"), "http://x");
     const flat: Record<string, string> = {};
-    for (const [k, v] of Object.entries(headers)) if (!k.startsWith(":") && v !== undefined) flat[k] = Array.isArray(v) ? v.join(", ") : String(v);
+    for (const [k, v] of Object.entries(headers))
+      if (!k.startsWith(":") && v !== undefined) flat[k] = Array.isArray(v) ? v.join(", ") : String(v);
     stream.resume();
     answer(
-      { protoMajor: 2, method: String(headers[":method"]), path: url.pathname, rawQuery: url.search.slice(1), headers: flat },
+      {
+        protoMajor: 2,
+        method: String(headers[":method"]),
+        path: url.pathname,
+        rawQuery: url.search.slice(1),
+        headers: flat,
+      },
       h2,
       (status) => {
         if (stream.destroyed || stream.closed) return;

@@ -30,13 +30,14 @@ export async function startTcpServer(port = 0): Promise<TcpTestServer> {
       server.onConnection?.(accepted);
     });
   let listener = make();
-  const listen = () => new Promise<void>((resolve, reject) => {
-    listener.once("error", reject);
-    listener.listen(server.port, "127.0.0.1", () => {
-      listener.off("error", reject);
-      resolve();
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen(server.port, "127.0.0.1", () => {
+        listener.off("error", reject);
+        resolve();
+      });
     });
-  });
   const server: TcpTestServer = {
     host: "127.0.0.1",
     port,
