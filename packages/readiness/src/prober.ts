@@ -102,8 +102,8 @@ export class Prober {
   }
 
   /**
-   * Aggressive mode: attempts start at once and then every interval measured from attempt start, so a
-   * slow failing attempt does not push detection later than one interval past the next start.
+   * Aggressive mode: attempts start at once and then every interval, measured between planned starts
+   * (not from the end of the previous attempt), so detection comes at most one interval after readiness.
    */
   async #poll(probe: Probe, index: number): Promise<boolean> {
     const { clock } = this.#options;
@@ -112,9 +112,11 @@ export class Prober {
     const deadline = clock.now() + maxDurationMs;
     let failures = 0;
     let lastError: ProbeError | undefined;
-    // Bounded: every pass waits until the next interval start, and the loop stops at the deadline.
+    // The planned start of the current attempt. Plans advance by exactly one interval, so a timer that
+    // fires late does not push every later attempt back; an attempt that overran starts the next at once.
+    let slot = clock.now();
+    // Bounded: every pass waits until the next planned start, and the loop stops at the deadline.
     for (;;) {
-      const started = clock.now();
       const r = await runProbeAttempt(probe, this.#attemptOptions(attemptTimeoutMs));
       if (r.ok) {
         this.#consecutive[index] = (this.#consecutive[index] ?? 0) + 1;
@@ -124,9 +126,9 @@ export class Prober {
         failures++;
         lastError = r.error;
       }
-      const next = started + intervalMs;
-      if (next >= deadline || clock.now() >= deadline) break;
-      const wait = next - clock.now();
+      slot = Math.max(slot + intervalMs, clock.now());
+      if (slot >= deadline) break;
+      const wait = slot - clock.now();
       if (wait > 0) await clock.sleep(wait);
     }
     const why = lastError?.message ?? `fewer than ${threshold} consecutive successes in ${maxDurationMs}ms`;
