@@ -56,7 +56,17 @@ async function attempt(probe: Probe, o: AttemptOptions): Promise<void> {
       service: probe.grpc.service ?? "",
       userAgent: PROBE_USER_AGENT,
     };
-    const status = await withDeadline(clock, timeoutMs, signal, (s) => transport.grpc(req, timeoutMs, s));
+    const status = await withDeadline(clock, timeoutMs, signal, (s) =>
+      transport.grpc(req, timeoutMs, s),
+    ).catch((err: unknown) => {
+      if (err instanceof ProbeError && err.code === ProbeErrorCode.Timeout) {
+        throw new ProbeError(
+          ProbeErrorCode.Timeout,
+          `gRPC health check did not complete within ${timeoutMs}ms (DeadlineExceeded)`,
+        );
+      }
+      throw err;
+    });
     if (status !== "SERVING") {
       throw new ProbeError(ProbeErrorCode.GrpcStatus, `gRPC health check answered ${status}, want SERVING`);
     }
