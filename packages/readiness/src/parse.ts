@@ -1,9 +1,20 @@
+import {
+  type Ctx,
+  DISALLOWED,
+  describe,
+  fromJson,
+  int32,
+  intOrString,
+  join,
+  object,
+  put,
+  str,
+} from "./parse-helpers.js";
 import type {
   ExecAction,
   GrpcAction,
   HttpGetAction,
   HttpHeader,
-  IntOrString,
   Issue,
   Probe,
   Result,
@@ -21,11 +32,7 @@ export interface ParseOptions {
   unknownFields?: "error" | "ignore";
 }
 
-/** Knative's message for a field outside the allowed probe mask. */
-export const DISALLOWED = "must not set the field(s)";
-
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
+export { DISALLOWED };
 
 /**
  * Parses a Kubernetes Probe (an object or its JSON text) into a typed {@link Probe}. Bad input comes back
@@ -63,79 +70,6 @@ export function parseProbeList(input: unknown, options: ParseOptions = {}): Resu
     else issues.push(...r.issues);
   });
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: out };
-}
-
-interface Ctx {
-  issues: Issue[];
-  strict: boolean;
-}
-
-function fromJson(input: unknown, path: string, issues: Issue[]): unknown {
-  if (typeof input !== "string") return input;
-  try {
-    return JSON.parse(input) as unknown;
-  } catch (err) {
-    issues.push({ path, message: `invalid JSON: ${(err as Error).message}` });
-    return undefined;
-  }
-}
-
-function join(base: string, field: string): string {
-  return base === "" ? field : `${base}.${field}`;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "string" ? JSON.stringify(v) : `${typeof v} ${String(v)}`;
-}
-
-function object(v: unknown, path: string, ctx: Ctx, allowed: readonly string[]) {
-  if (!isObject(v)) {
-    ctx.issues.push({ path, message: `expected an object, got ${describe(v)}` });
-    return undefined;
-  }
-  if (ctx.strict) {
-    for (const key of Object.keys(v)) {
-      if (!allowed.includes(key)) ctx.issues.push({ path: join(path, key), message: DISALLOWED });
-    }
-  }
-  return v;
-}
-
-function int32(v: unknown, path: string, ctx: Ctx): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < INT32_MIN || v > INT32_MAX) {
-    ctx.issues.push({ path, message: `expected a 32-bit integer, got ${describe(v)}` });
-    return undefined;
-  }
-  return v === 0 ? undefined : v;
-}
-
-function str(v: unknown, path: string, ctx: Ctx): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") {
-    ctx.issues.push({ path, message: `expected a string, got ${describe(v)}` });
-    return undefined;
-  }
-  return v === "" ? undefined : v;
-}
-
-function intOrString(v: unknown, path: string, ctx: Ctx): IntOrString | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === "string") return v;
-  if (typeof v === "number" && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return v;
-  ctx.issues.push({ path, message: `expected a port number or name, got ${describe(v)}` });
-  return undefined;
-}
-
-/** Adds `key: value` only when value is set, keeping parsed objects free of `undefined` keys. */
-function put<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value;
 }
 
 const PROBE_FIELDS = [
