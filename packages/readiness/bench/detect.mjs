@@ -36,8 +36,18 @@ function print(r) {
 const child = fork(new URL("./server-child.mjs", import.meta.url));
 const replies = [];
 let waiting;
-child.on("message", (m) => (waiting ? (waiting(m), (waiting = undefined)) : replies.push(m)));
-const reply = () => (replies.length ? Promise.resolve(replies.shift()) : new Promise((r) => (waiting = r)));
+child.on("message", (m) => {
+  const w = waiting;
+  waiting = undefined;
+  if (w) w(m);
+  else replies.push(m);
+});
+const reply = () =>
+  replies.length
+    ? Promise.resolve(replies.shift())
+    : new Promise((r) => {
+        waiting = r;
+      });
 await reply(); // started
 
 async function detectOnce(kind) {
