@@ -74,10 +74,10 @@ function tcpSocket(t: TcpSocketAction): string {
   return t.host ? `{"port":${port(t.port)},"host":${goString(t.host)}}` : `{"port":${port(t.port)}}`;
 }
 
+// corev1.GRPCAction.Service is a *string without omitempty: Go writes an unset service as null.
 function grpc(g: GrpcAction): string {
-  return g.service === undefined
-    ? `{"port":${g.port ?? 0}}`
-    : `{"port":${g.port ?? 0},"service":${goString(g.service)}}`;
+  const service = g.service === undefined ? "null" : goString(g.service);
+  return `{"port":${g.port ?? 0},"service":${service}}`;
 }
 
 /**
