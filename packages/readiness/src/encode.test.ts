@@ -37,7 +37,11 @@ describe("encodeProbe (Go's json.Marshal of corev1.Probe)", () => {
       probe: { grpc: { port: 9, service: "" } },
       want: '{"grpc":{"port":9,"service":""}}',
     },
-    { name: "grpc without service (a nil pointer)", probe: { grpc: { port: 9 } }, want: '{"grpc":{"port":9,"service":null}}' },
+    {
+      name: "grpc without service (a nil pointer)",
+      probe: { grpc: { port: 9 } },
+      want: '{"grpc":{"port":9,"service":null}}',
+    },
     { name: "exec", probe: { exec: { command: ["a", "b"] } }, want: '{"exec":{"command":["a","b"]}}' },
     {
       name: "zeros are left out",

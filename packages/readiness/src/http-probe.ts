@@ -42,12 +42,27 @@ function request(action: HttpGetAction, protocol: HttpProtocol, userHeaders: boo
   return { url: probeUrl(action), headers, protocol };
 }
 
-/** Sends one request; resolves with the status, rejects on a failure to get one. */
-async function send(req: HttpProbeRequest, ctx: HttpAttemptContext): Promise<number> {
-  const res = await withDeadline(ctx.clock, ctx.timeoutMs, ctx.signal, (signal) =>
-    ctx.transport.http(req, ctx.timeoutMs, signal),
-  );
-  return res.status;
+/** Go's http.Client gives up after this many redirects. */
+export const MAX_REDIRECTS = 10;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Sends one request and follows redirects as Go's default client does (Knative's prober sets no redirect
+ * policy): up to 10, same headers and protocol, the whole chain within one timeout. Resolves with the
+ * final status; rejects on a failure to get one.
+ */
+async function send(first: HttpProbeRequest, ctx: HttpAttemptContext): Promise<number> {
+  return withDeadline(ctx.clock, ctx.timeoutMs, ctx.signal, async (signal) => {
+    let req = first;
+    for (let hops = 0; ; hops++) {
+      const res = await ctx.transport.http(req, ctx.timeoutMs, signal);
+      if (!REDIRECTS.has(res.status) || !res.location) return res.status;
+      if (hops === MAX_REDIRECTS) {
+        throw new ProbeError(ProbeErrorCode.Status, `HTTP probe stopped after ${MAX_REDIRECTS} redirects`);
+      }
+      req = { ...req, url: new URL(res.location, req.url).href };
+    }
+  });
 }
 
 function isReady(status: number): boolean {

@@ -243,6 +243,53 @@ describe("HTTP probes", () => {
   });
 });
 
+describe("HTTP redirects (followed like Go's default client)", () => {
+  it.each([
+    {
+      name: "to a ready page",
+      replies: [{ status: 302, location: "/ok" }, { status: 200 }],
+      want: true,
+      urls: ["/ready", "/ok"],
+    },
+    {
+      name: "to a failing page",
+      replies: [{ status: 301, location: "http://127.0.0.1:9/x" }, { status: 500 }],
+      want: false,
+      urls: ["/ready", "/x"],
+    },
+    { name: "without Location stays a ready 3xx", replies: [{ status: 302 }], want: true, urls: ["/ready"] },
+    { name: "304 is not followed", replies: [{ status: 304, location: "/x" }], want: true, urls: ["/ready"] },
+  ])("$name", async ({ replies, want, urls }) => {
+    const s = setup(
+      [http({ periodSeconds: 1, timeoutSeconds: 1 })],
+      (_c, i) => replies[i] ?? { status: 599 },
+    );
+    expect(await settle(s.prober.probe(), s.run, 10)).toBe(want);
+    expect(s.transport.calls.map((c) => new URL(c.http?.url ?? "").pathname)).toEqual(urls);
+    expect(s.transport.calls.every((c) => c.http?.headers.some(([n]) => n === "X-Test"))).toBe(true);
+  });
+
+  it("gives up after 10 redirects", async () => {
+    const s = setup([http({ periodSeconds: 1, timeoutSeconds: 1 })], () => ({
+      status: 307,
+      location: "/again",
+    }));
+    expect(await settle(s.prober.probe(), s.run, 10)).toBe(false);
+    expect(s.transport.calls).toHaveLength(11);
+  });
+
+  it("bounds the whole redirect chain by one timeout", async () => {
+    const s = setup([http({ periodSeconds: 1, timeoutSeconds: 1 })], () => ({
+      status: 302,
+      location: "/next",
+      afterMs: 400,
+    }));
+    const p = s.prober.probe();
+    expect(await settle(p, s.run, 1100)).toBe(false);
+    expect(s.transport.calls).toHaveLength(3);
+  });
+});
+
 describe("gRPC probes", () => {
   it.each([
     { status: "SERVING" as const, want: true },

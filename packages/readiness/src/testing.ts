@@ -18,6 +18,8 @@ export interface FakeCall {
 export interface FakeReply {
   /** HTTP status (default 200). */
   status?: number;
+  /** HTTP `Location` header. */
+  location?: string;
   /** gRPC serving status (default SERVING). */
   grpcStatus?: GrpcServingStatus;
   /** Reject with this message instead of answering. */
@@ -54,7 +56,7 @@ export function createFakeTransport(
     calls,
     async http(req, timeoutMs, signal) {
       const r = await reply({ kind: "http", at: clock.now(), timeoutMs, http: req }, signal);
-      return { status: r.status ?? 200 };
+      return r.location ? { status: r.status ?? 200, location: r.location } : { status: r.status ?? 200 };
     },
     async tcp(host, port, timeoutMs, signal) {
       await reply({ kind: "tcp", at: clock.now(), timeoutMs, tcp: { host, port } }, signal);

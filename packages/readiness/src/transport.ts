@@ -13,6 +13,8 @@ export interface HttpProbeRequest {
 /** What the core needs from an HTTP answer (the body is drained and dropped by the transport). */
 export interface HttpProbeResponse {
   status: number;
+  /** The `Location` header, which the core follows on 301/302/303/307/308. */
+  location?: string;
 }
 
 /** One `grpc.health.v1.Health/Check` call. */

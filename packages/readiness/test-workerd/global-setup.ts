@@ -5,7 +5,7 @@ import { closedPort, startTcpServer } from "../src/node/testing.js";
 
 /**
  * Runs in Node before the workerd pool starts: an HTTP server that answers `/status/<code>` with that
- * status and `/seen` with the headers of the last other request, a TCP listener, and a closed port.
+ * status, `/redirect-to/<code>` with a 302 there, and `/seen` with the headers of the last other request, a TCP listener, and a closed port.
  */
 export default async function setup(project: TestProject) {
   let lastHeaders: string[] = [];
@@ -17,6 +17,12 @@ export default async function setup(project: TestProject) {
       return;
     }
     lastHeaders = req.rawHeaders;
+    const hop = /^\/redirect-to\/(\d{3})$/.exec(url.pathname);
+    if (hop) {
+      res.writeHead(302, { location: `/status/${hop[1]}` });
+      res.end();
+      return;
+    }
     const m = /^\/status\/(\d{3})$/.exec(url.pathname);
     res.statusCode = m ? Number(m[1]) : 404;
     res.end("body that the transport drains");

@@ -24,6 +24,15 @@ describe("workerd transport", () => {
     expect(r.ok).toBe(ok);
   });
 
+  it.each([
+    { code: 200, ok: true },
+    { code: 500, ok: false },
+  ])("follows a redirect to a $code page", async ({ code, ok }) => {
+    expect((await attempt({ httpGet: { port: inject("httpPort"), path: `/redirect-to/${code}` } })).ok).toBe(
+      ok,
+    );
+  });
+
   it("sends User-Agent kube-probe// and the user's headers", async () => {
     const port = inject("httpPort");
     const r = await attempt({

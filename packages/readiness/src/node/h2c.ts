@@ -24,11 +24,13 @@ export function h2cGet(
         ":path": `${url.pathname}${url.search}`,
       });
       let status = 0;
+      let location: string | undefined;
       stream.on("response", (headers) => {
         status = Number(headers[":status"] ?? 0);
+        if (typeof headers.location === "string") location = headers.location;
       });
       stream.on("data", () => {});
-      stream.on("end", () => resolve({ status }));
+      stream.on("end", () => resolve(location ? { status, location } : { status }));
       stream.on("error", reject);
       stream.end();
     },

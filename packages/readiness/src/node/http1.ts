@@ -30,7 +30,10 @@ export function http1Get(
       };
       request = (secure ? https : http).request(options, (res) => {
         res.on("data", () => {});
-        res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
+        res.on("end", () => {
+          const location = res.headers.location;
+          resolve(location ? { status: res.statusCode ?? 0, location } : { status: res.statusCode ?? 0 });
+        });
         res.on("error", reject);
       });
       request.on("error", reject);

@@ -55,6 +55,20 @@ describe("HTTP/1.1 transport", () => {
     expect((await attempt({ httpGet: { port: s.port } })).ok).toBe(ok);
   });
 
+  it.each([
+    { target: "/ok", ok: true },
+    { target: "/broken", ok: false },
+  ])("follows a redirect to $target", async ({ target, ok }) => {
+    const s = await http({
+      http1: (_n, req) =>
+        req.path === "/start"
+          ? { status: 302, headers: { location: target } }
+          : { status: req.path === "/ok" ? 200 : 500 },
+    });
+    expect((await attempt({ httpGet: { port: s.port, path: "/start" } })).ok).toBe(ok);
+    expect(s.requests.map((q) => q.path)).toEqual(["/start", target]);
+  });
+
   it("fails on a slow answer once the timeout passes", async () => {
     const s = await http({ http1: () => ({ status: 200, delayMs: 500 }) });
     const r = await attempt({ httpGet: { port: s.port } }, 50);

@@ -36,7 +36,8 @@ export function createWorkerdTransport(options: WorkerdTransportOptions = {}): P
       }
       const res = await doFetch(req.url, { method: "GET", headers, redirect: "manual", signal });
       await res.arrayBuffer();
-      return { status: res.status };
+      const location = res.headers.get("location");
+      return location ? { status: res.status, location } : { status: res.status };
     },
     async tcp(host, port, _timeoutMs, signal) {
       const socket = doConnect({ hostname: host, port });

@@ -14,7 +14,7 @@ export interface SeenRequest {
 }
 
 /** How to answer request number `n` (0-based, counted over both protocols): a status, maybe late. `null` status = write nothing (implicit 200). */
-export type Answer = { status: number | null; delayMs?: number };
+export type Answer = { status: number | null; delayMs?: number; headers?: Record<string, string> };
 
 /** Decides the answer per request; `false` turns a protocol off entirely. */
 export interface HttpServerBehaviour {
@@ -42,15 +42,15 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
   const answer = (
     seen: SeenRequest,
     decide: (n: number, r: SeenRequest) => Answer,
-    write: (s: number | null) => void,
+    write: (s: number | null, headers?: Record<string, string>) => void,
   ) => {
     const n = requests.length;
     requests.push(seen);
     const a = decide(n, seen);
-    if (!a.delayMs) return write(a.status);
+    if (!a.delayMs) return write(a.status, a.headers);
     const t = setTimeout(() => {
       timers.delete(t);
-      write(a.status);
+      write(a.status, a.headers);
     }, a.delayMs);
     timers.add(t);
   };
@@ -66,9 +66,10 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
         headers: rawHeaders(req.rawHeaders),
       },
       h1,
-      (status) => {
+      (status, headers) => {
         if (res.destroyed) return;
         if (status !== null) res.statusCode = status;
+        for (const [k, v] of Object.entries(headers ?? {})) res.setHeader(k, v);
         res.end();
       },
     );
@@ -90,9 +91,9 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
         headers: flat,
       },
       h2,
-      (status) => {
+      (status, headers) => {
         if (stream.destroyed || stream.closed) return;
-        stream.respond({ ":status": status ?? 200 }, { endStream: true });
+        stream.respond({ ...headers, ":status": status ?? 200 }, { endStream: true });
       },
     );
   });
