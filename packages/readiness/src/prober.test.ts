@@ -159,6 +159,31 @@ describe("runs", () => {
     expect(s.startTimes()).toEqual([0, 0]);
   });
 
+  it("stops polling when its signal aborts", async () => {
+    const ac = new AbortController();
+    const s = setup([tcp()], () => ({ error: "refused" }), { signal: ac.signal });
+    const p = s.prober.probe();
+    await s.run(120);
+    ac.abort(new Error("shutdown"));
+    expect(await settle(p, s.run, 5)).toBe(false);
+    const calls = s.transport.calls.length;
+    expect(calls).toBe(3);
+    expect(await settle(s.prober.probe(), s.run, 5)).toBe(false);
+    expect(s.transport.calls.length).toBe(calls);
+    expect(s.logs).toEqual([]);
+  });
+
+  it("aborts an attempt in flight when its signal aborts", async () => {
+    const ac = new AbortController();
+    const s = setup([tcp({ periodSeconds: 1, timeoutSeconds: 5 })], () => ({ hang: true }), {
+      signal: ac.signal,
+    });
+    const p = s.prober.probe();
+    await s.run(10);
+    ac.abort(new Error("shutdown"));
+    expect(await settle(p, s.run, 5)).toBe(false);
+  });
+
   it("refuses an empty probe list", () => {
     expect(() => setup([], () => ({}))).toThrow(RangeError);
   });

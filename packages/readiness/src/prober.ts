@@ -34,6 +34,8 @@ export interface ProberOptions {
   http2AutoDetect?: boolean;
   /** Overrides of the aggressive-mode timing. */
   aggressive?: Partial<AggressiveTiming>;
+  /** Stops every run for good (shutdown): attempts abort, polling ends, `probe()` answers false. */
+  signal?: AbortSignal;
 }
 
 /** Normal-mode attempts with `timeoutSeconds: 0` get Kubernetes' default of 1 s, so none runs unbounded. */
@@ -116,7 +118,9 @@ export class Prober {
     // fires late does not push every later attempt back; an attempt that overran starts the next at once.
     let slot = clock.now();
     // Bounded: every pass waits until the next planned start, and the loop stops at the deadline.
+    const signal = this.#options.signal;
     for (;;) {
+      if (signal?.aborted) return false;
       const r = await runProbeAttempt(probe, this.#attemptOptions(attemptTimeoutMs));
       if (r.ok) {
         this.#consecutive[index] = (this.#consecutive[index] ?? 0) + 1;
@@ -129,7 +133,13 @@ export class Prober {
       slot = Math.max(slot + intervalMs, clock.now());
       if (slot >= deadline) break;
       const wait = slot - clock.now();
-      if (wait > 0) await clock.sleep(wait);
+      if (wait > 0) {
+        const slept = await clock.sleep(wait, signal).then(
+          () => true,
+          () => false,
+        );
+        if (!slept) return false;
+      }
     }
     const why = lastError?.message ?? `fewer than ${threshold} consecutive successes in ${maxDurationMs}ms`;
     this.#options.log?.(`aggressive probe error (failed ${failures} times): ${why}`);
@@ -137,8 +147,8 @@ export class Prober {
   }
 
   #attemptOptions(timeoutMs: number) {
-    const { transport, clock } = this.#options;
-    return { transport, clock, timeoutMs, httpMode: this.#httpMode };
+    const { transport, clock, signal } = this.#options;
+    return { transport, clock, timeoutMs, httpMode: this.#httpMode, ...(signal ? { signal } : {}) };
   }
 }
 
