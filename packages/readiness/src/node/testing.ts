@@ -11,3 +11,4 @@ export {
   startHttpServer,
 } from "./testing/http-server.js";
 export { closedPort, startTcpServer, type TcpTestServer } from "./testing/tcp-server.js";
+export { TEST_CERT, TEST_KEY } from "./testing/test-cert.js";

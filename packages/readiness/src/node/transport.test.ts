@@ -69,6 +69,15 @@ describe("HTTP/1.1 transport", () => {
     expect(s.requests.map((q) => q.path)).toEqual(["/start", target]);
   });
 
+  it("probes HTTPS without verifying the certificate, as kubelet does", async () => {
+    const s = await http({ tls: true, http1: () => ({ status: 204 }) });
+    expect(await attempt({ httpGet: { port: s.port, scheme: "HTTPS", path: "/secure" } })).toEqual({
+      ok: true,
+    });
+    expect(s.requests.map((q) => q.path)).toEqual(["/secure"]);
+    expect((await attempt({ httpGet: { port: s.port, scheme: "HTTP" } })).ok).toBe(false);
+  });
+
   it("fails on a slow answer once the timeout passes", async () => {
     const s = await http({ http1: () => ({ status: 200, delayMs: 500 }) });
     const r = await attempt({ httpGet: { port: s.port } }, 50);

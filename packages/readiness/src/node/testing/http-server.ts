@@ -1,7 +1,9 @@
 import http from "node:http";
 import http2 from "node:http2";
+import https from "node:https";
 import net from "node:net";
 import { Duplex } from "node:stream";
+import { TEST_CERT, TEST_KEY } from "./test-cert.js";
 
 /** What a test server saw of one request. */
 export interface SeenRequest {
@@ -20,6 +22,8 @@ export type Answer = { status: number | null; delayMs?: number; headers?: Record
 export interface HttpServerBehaviour {
   http1?: ((n: number, req: SeenRequest) => Answer) | false;
   h2c?: ((n: number, req: SeenRequest) => Answer) | false;
+  /** Serve HTTP/1.1 over TLS with a self-signed loopback certificate (h2c is then off). */
+  tls?: boolean;
 }
 
 /** A loopback HTTP test server. */
@@ -36,7 +40,7 @@ export interface HttpTestServer {
  */
 export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Promise<HttpTestServer> {
   const h1 = behaviour.http1 === undefined ? () => ({ status: 200 }) : behaviour.http1;
-  const h2 = behaviour.h2c ?? false;
+  const h2 = behaviour.tls ? false : (behaviour.h2c ?? false);
   const requests: SeenRequest[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const answer = (
@@ -54,7 +58,9 @@ export async function startHttpServer(behaviour: HttpServerBehaviour = {}): Prom
     }, a.delayMs);
     timers.add(t);
   };
-  const h1Server = http.createServer((req, res) => {
+  const h1Server = (
+    behaviour.tls ? https.createServer({ cert: TEST_CERT, key: TEST_KEY }) : http.createServer()
+  ).on("request", (req, res) => {
     if (!h1) return res.destroy();
     const url = new URL(req.url ?? "/", "http://x");
     answer(
