@@ -64,6 +64,7 @@ export type {
   ProbeTransport,
 } from "./transport.js";
 export * from "./types.js";
+export { type UserContainerProbes, userContainerProbes } from "./user-container.js";
 export {
   type ValidateOptions,
   type ValidateProbeOptions,
@@ -71,3 +72,4 @@ export {
   validateContainerProbes,
   validateProbe,
 } from "./validate.js";
+export { type RevisionLimits, validateRevisionBounds } from "./validate-revision.js";
