@@ -9,6 +9,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { systemClock } from "@thaw/clock";
 import { formatIssues, parseDurationMs } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
+import { parseProbe } from "@thaw/readiness";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
 import { KubernetesScaler } from "./scalers/kubernetes.js";
@@ -80,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
       router.route(rev, webhook);
     } else if (s.run) {
       local ??= new LocalScaler({ logger: jsonLogger });
+      // @thaw/config validated the probe already; parsing gives its typed form.
+      const probe = s.readinessProbe === undefined ? undefined : parseProbe(s.readinessProbe);
       local.register({
         ...rev,
         command: s.run.command,
@@ -89,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
         containerConcurrency: s.containerConcurrency,
         timeoutSeconds: s.timeoutSeconds,
         drainQuietPeriodMs: quietMs,
+        ...(probe?.ok ? { readinessProbe: probe.value } : {}),
       });
       router.route(rev, local);
     }

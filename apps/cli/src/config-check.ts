@@ -1,6 +1,6 @@
 import { policyFor, type RevisionPolicy } from "@thaw/autoscaler-service";
 import type { ConfigIssue, ServiceConfig, ThawConfig } from "@thaw/config";
-import { applyRevisionDefaults, type Probe, parseProbe, validateProbe } from "@thaw/readiness";
+import { type Probe, parseProbe } from "@thaw/readiness";
 
 /** A service with everything resolved that `thaw up` needs. */
 export interface ResolvedService {
@@ -10,9 +10,8 @@ export interface ResolvedService {
 }
 
 /**
- * The checks that need the owning packages: `autoscaling` and `autoscaler` through @thaw/autoscaler's
- * parsers (Knative's ranges and cross-field rules), `readinessProbe` through @thaw/readiness (Knative's
- * webhook rules). Every issue at once, with the field path in the file.
+ * Resolves each service of a validated config into what the stack runs: the autoscaling policy from
+ * @thaw/autoscaler (config-autoscaler keys + annotations + containerConcurrency) and the typed readiness probe.
  */
 export function resolveServices(
   config: ThawConfig,
@@ -40,16 +39,10 @@ export function resolveServices(
     }
     let readinessProbe: Probe | undefined;
     if (service.readinessProbe !== undefined) {
-      const path = `${at}.readinessProbe`;
-      const parsed = parseProbe(service.readinessProbe, { path });
-      if (!parsed.ok) issues.push(...parsed.issues);
-      else {
-        // Knative validates after its defaulting webhook ran (b.1 then b.2): default first, then validate.
-        const defaulted = applyRevisionDefaults({ containers: [{ readinessProbe: parsed.value }] });
-        const probe = validateProbe(defaulted.containers?.[0]?.readinessProbe, { path });
-        if (probe.ok) readinessProbe = parsed.value;
-        else issues.push(...probe.issues);
-      }
+      // @thaw/config already ran Knative's probe rules; this only gets the typed probe.
+      const parsed = parseProbe(service.readinessProbe, { path: `${at}.readinessProbe` });
+      if (parsed.ok) readinessProbe = parsed.value;
+      else issues.push(...parsed.issues);
     }
     if (policy.ok) out.push({ service, policy: policy.value, readinessProbe });
   });

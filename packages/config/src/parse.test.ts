@@ -124,3 +124,21 @@ describe("parseConfig: autoscaling keys through @thaw/autoscaler", () => {
     if (!r.ok) expect(r.issues.map((i) => i.path)).toEqual(["listen", "services[0].autoscaling.max-scale"]);
   });
 });
+
+describe("parseConfig: readinessProbe through @thaw/readiness", () => {
+  it.each([
+    ["two handlers", { httpGet: { path: "/h" }, tcpSocket: {} }],
+    ["negative period", { httpGet: { path: "/h" }, periodSeconds: -1 }],
+    ["unknown field", { httpGet: { path: "/h" }, bogus: 1 }],
+  ])("rejects %s with the probe's field path", (_n, probe) => {
+    const r = parseConfig({ services: [{ ...hello, readinessProbe: probe }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.every((i) => i.path.startsWith("services[0].readinessProbe"))).toBe(true);
+  });
+
+  it("accepts a probe that Knative's defaulting completes (no successThreshold given)", () => {
+    expect(
+      parseConfig({ services: [{ ...hello, readinessProbe: { httpGet: { path: "/healthz" } } }] }).ok,
+    ).toBe(true);
+  });
+});

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { autoscalingIssues } from "./autoscaling.js";
+import { readinessIssues } from "./readiness.js";
 import { configSchema, type ThawConfig } from "./schema.js";
 
 /** One problem in a config, with the field path a person can find in the file. */
@@ -56,9 +57,9 @@ function crossChecks(config: ThawConfig): ConfigIssue[] {
 /** Validates a config object (already read from YAML or JSON), reporting every issue at once. */
 export function parseConfig(input: unknown): ConfigResult {
   const result = v.safeParse(configSchema, input, { abortEarly: false, abortPipeEarly: true });
-  // Knative's own rules for the autoscaling keys run even when the schema failed elsewhere, so one run of
-  // `thaw validate` shows every problem.
-  const autoscaling = autoscalingIssues(input);
+  // Knative's own rules for the autoscaling keys and the readiness probe run even when the schema failed
+  // elsewhere, so one run of `thaw validate` shows every problem.
+  const autoscaling = [...autoscalingIssues(input), ...readinessIssues(input)];
   if (!result.success) {
     const issues = result.issues.map((i) => ({ path: pathOf(i), message: messageOf(i) }));
     return {

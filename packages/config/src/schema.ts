@@ -87,6 +87,7 @@ const service = v.pipe(
     idleTimeoutSeconds: v.optional(int(0, 600, "0 turns it off")),
     maxQueue: v.optional(int(1, 1_000_000, "requests held per revision while it has no capacity"), 10_000),
     bodyBufferBytes: v.optional(int(0, 64 * 1024 * 1024, "0 turns body replay off"), 1024 * 1024),
+    // Shape only here; Knative's probe rules run through @thaw/readiness (readiness.ts).
     readinessProbe: v.optional(v.record(v.string(), v.unknown(), "must be a Kubernetes Probe mapping")),
     autoscaling: v.optional(knativeKeys, {}),
     run: v.optional(run),
