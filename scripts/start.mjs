@@ -25,7 +25,7 @@ if (build.status !== 0) {
 // thaw runs in its own process group and hears signals only from us: Ctrl-C reaches both npm and this
 // script, and npm forwards it again, so one key press would otherwise arrive as two (the second means
 // "kill now" to thaw up). Repeats within a second are one signal; a later second Ctrl-C still forces.
-const thaw = spawn(process.execPath, ["apps/cli/dist/main.js", "up", ...args], {
+const thaw = spawn(process.execPath, ["apps/cli/bin/thaw.mjs", "up", ...args], {
   cwd: root,
   stdio: "inherit",
   detached: true,
