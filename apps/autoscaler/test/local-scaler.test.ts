@@ -45,7 +45,7 @@ async function until<T>(get: () => T | undefined, ms: number): Promise<T> {
 
 describe("LocalScaler (real thaw-queue-proxy and app processes)", () => {
   const scaler = new LocalScaler();
-  afterAll(() => scaler.close());
+  afterAll(() => scaler.close(), 30_000);
   scaler.register({
     ...rev,
     command: [process.execPath, hello],
