@@ -152,8 +152,6 @@ export interface ActivatorDeps {
   clock: Clock;
   /** Per-request concurrency accounting feeding the autoscaler (the activation package's reporter). */
   reporter: RequestReporter;
-  /** Cold-start poke and periodic reports go here. */
-  statSink: StatSink;
   /** Bearer token for `/v1/*`; none = open. */
   token?: string;
   logger?: Logger;
@@ -165,11 +163,11 @@ export interface ActivatorDeps {
   watchPingMs?: number;
 }
 
-/** The slice of the concurrency reporter the request path uses. */
+/**
+ * The slice of @thaw/activation's ConcurrencyReporter the request path uses; the reporter itself sends the
+ * cold-start poke and the periodic reports to the stat sink.
+ */
 export interface RequestReporter {
-  /** A request for `key` arrived; returns the cold-start poke when this is the revision's first. */
-  requestIn(key: RevisionKey, now: number): WireStatMessage | undefined;
+  requestIn(key: RevisionKey, now: number): void;
   requestOut(key: RevisionKey, now: number): void;
-  /** The periodic report: one message per tracked revision. */
-  report(now: number): WireStatMessage[];
 }

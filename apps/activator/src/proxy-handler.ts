@@ -38,8 +38,7 @@ export async function proxyRequest(
   const { clock, reporter } = deps;
   const log = deps.logger ?? silentLogger;
   const arrived = clock.now();
-  const poke = reporter.requestIn(key, arrived);
-  if (poke) deps.statSink.send([poke]);
+  reporter.requestIn(key, arrived);
   let reported = false;
   const out = () => {
     if (reported) return;

@@ -1,5 +1,4 @@
 import { ManualClock } from "@thaw/clock/testing";
-import type { WireStatMessage } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import { createActivatorApp } from "../src/app.js";
 import {
@@ -18,7 +17,6 @@ function setup(
 ) {
   const clock = new ManualClock(1_000_000);
   const coordinator = new FakeCoordinator(clock);
-  const sent: WireStatMessage[][] = [];
   const seen: { dest: string; req: UpstreamRequest; body: string }[] = [];
   const forward: Forwarder =
     opts.forward ??
@@ -34,7 +32,6 @@ function setup(
     forward,
     clock,
     reporter,
-    statSink: { send: (m) => sent.push(m) },
     token: opts.token,
     health: () =>
       opts.healthy === false ? { ok: false, reason: "received SIGTERM from kubelet" } : { ok: true },
@@ -44,7 +41,7 @@ function setup(
     { namespace: "default", name: "hello-00001" },
     { ...testConfig, ...opts.config },
   );
-  return { app, clock, coordinator, gate, sent, seen, reporter, telemetry };
+  return { app, clock, coordinator, gate, seen, reporter, telemetry };
 }
 
 describe("probe contract (knative-spec a.3, activator order)", () => {
@@ -125,7 +122,7 @@ describe("probe contract (knative-spec a.3, activator order)", () => {
 
 describe("request path", () => {
   it("forwards with K-Proxy-Request, K-Original-Host, no revision headers, no K-Network-Hash", async () => {
-    const { app, gate, seen, reporter, sent } = setup();
+    const { app, gate, seen, reporter } = setup();
     gate.setReady(["10.0.0.1:8012"]);
     const r = await app.request("http://hello.example.com/a/b?q=1", {
       method: "POST",
@@ -144,7 +141,6 @@ describe("request path", () => {
       expect(f.req.headers.has(h)).toBe(false);
     }
     expect(reporter.events).toEqual(["in default/hello-00001", "out default/hello-00001"]);
-    expect(sent).toEqual([[{ namespace: "default", name: "hello-00001" }]]);
     expect(gate.inUse).toBe(0);
   });
 

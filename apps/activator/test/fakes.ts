@@ -1,5 +1,4 @@
 import type { Clock } from "@thaw/clock";
-import type { WireStatMessage } from "@thaw/protocol";
 import type {
   ActivationOutcome,
   ColdStartPhases,
@@ -155,21 +154,13 @@ export class FakeCoordinator implements Coordinator {
   close(): void {}
 }
 
-/** TEST DOUBLE reporter: records ins and outs, pokes on a revision's first request. */
+/** TEST DOUBLE reporter: records ins and outs. */
 export class RecordingReporter implements RequestReporter {
   events: string[] = [];
-  #seen = new Set<string>();
-  requestIn(key: RevisionKey, _now: number): WireStatMessage | undefined {
-    const id = `${key.namespace}/${key.name}`;
-    this.events.push(`in ${id}`);
-    if (this.#seen.has(id)) return undefined;
-    this.#seen.add(id);
-    return { namespace: key.namespace, name: key.name };
+  requestIn(key: RevisionKey): void {
+    this.events.push(`in ${key.namespace}/${key.name}`);
   }
   requestOut(key: RevisionKey): void {
     this.events.push(`out ${key.namespace}/${key.name}`);
-  }
-  report(): WireStatMessage[] {
-    return [];
   }
 }
