@@ -60,7 +60,8 @@ export class LocalCoordinator implements Coordinator {
         const [namespace, name] = rev.split("/") as [string, string];
         opts.scaler?.poke({ namespace, name });
       },
-      onPokeError: (rev, err) => opts.logger?.warn("scaler poke failed", { revision: rev, error: String(err) }),
+      onPokeError: (rev, err) =>
+        opts.logger?.warn("scaler poke failed", { revision: rev, error: String(err) }),
     });
   }
 

@@ -26,7 +26,9 @@ export function trackBody(
   const onAbort = () => {
     reader.cancel(signal.reason).catch(() => {});
     try {
-      ctrl?.error(signal.reason);
+      // The client leaving is not an error worth a log line; a timeout cuts the stream as an error.
+      if ((signal.reason as { name?: string } | undefined)?.name === "AbortError") ctrl?.close();
+      else ctrl?.error(signal.reason);
     } catch {
       // already closed
     }

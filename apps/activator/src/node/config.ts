@@ -1,10 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { RevisionConfig, RevisionKey } from "../ports.js";
-
-/** One revision served by this activator, with its pods when the endpoint source is static. */
-export interface StaticRevision extends RevisionKey, RevisionConfig {
-  endpoints: string[];
-}
+import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
 
 /** The Node activator's configuration, read once at start. */
 export interface ActivatorConfig {
@@ -23,21 +18,7 @@ export interface ActivatorConfig {
   revisions: StaticRevision[];
 }
 
-/** A configuration problem, with the variable or flag it concerns. */
-export interface ConfigIssue {
-  path: string;
-  message: string;
-}
-
-/** Knative's defaults for a revision that does not say otherwise. */
-export const defaultRevisionConfig: RevisionConfig = {
-  containerConcurrency: 0,
-  timeoutSeconds: 300,
-  responseStartTimeoutSeconds: 0,
-  idleTimeoutSeconds: 0,
-  maxQueue: 10_000,
-  bodyBufferCap: 1024 * 1024,
-};
+export { type ConfigIssue, defaultRevisionConfig, type StaticRevision } from "../revisions-json.js";
 
 const FLAGS: Record<string, string> = {
   "--host": "THAW_ACTIVATOR_HOST",
@@ -62,7 +43,9 @@ export function readConfig(
   const vals: Record<string, string | undefined> = { ...env };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [flag, inline] = arg.includes("=") ? (arg.split(/=(.*)/s, 2) as [string, string]) : [arg, undefined];
+    const [flag, inline] = arg.includes("=")
+      ? (arg.split(/=(.*)/s, 2) as [string, string])
+      : [arg, undefined];
     const name = FLAGS[flag];
     if (!name) {
       issues.push({ path: flag, message: `unknown flag; known: ${Object.keys(FLAGS).join(", ")}` });
@@ -84,7 +67,10 @@ export function readConfig(
   };
   const autoscalerUrl = vals.THAW_AUTOSCALER_URL || undefined;
   if (autoscalerUrl && !/^(wss?|https?):\/\//.test(autoscalerUrl)) {
-    issues.push({ path: "THAW_AUTOSCALER_URL", message: "must start with ws://, wss://, http:// or https://" });
+    issues.push({
+      path: "THAW_AUTOSCALER_URL",
+      message: "must start with ws://, wss://, http:// or https://",
+    });
   }
   let rawRevisions = vals.THAW_REVISIONS;
   let revisionsPath = "THAW_REVISIONS";
@@ -108,62 +94,4 @@ export function readConfig(
     revisions,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
-}
-
-const NUMERIC: (keyof RevisionConfig)[] = [
-  "containerConcurrency",
-  "timeoutSeconds",
-  "responseStartTimeoutSeconds",
-  "idleTimeoutSeconds",
-  "maxQueue",
-  "bodyBufferCap",
-];
-
-/** `[{namespace, name, endpoints: ["host:port"], ...RevisionConfig overrides}]` as JSON. */
-export function parseRevisions(raw: string | undefined, path: string, issues: ConfigIssue[]): StaticRevision[] {
-  if (raw === undefined || raw.trim() === "") return [];
-  let data: unknown;
-  try {
-    data = JSON.parse(raw);
-  } catch (err) {
-    issues.push({ path, message: `must be JSON: ${(err as Error).message}` });
-    return [];
-  }
-  if (!Array.isArray(data)) {
-    issues.push({ path, message: "must be a JSON array of {namespace, name, endpoints}" });
-    return [];
-  }
-  const out: StaticRevision[] = [];
-  data.forEach((item: unknown, i) => {
-    const at = `${path}[${i}]`;
-    if (typeof item !== "object" || item === null) {
-      issues.push({ path: at, message: "must be an object" });
-      return;
-    }
-    const r = item as Record<string, unknown>;
-    const before = issues.length;
-    for (const f of ["namespace", "name"]) {
-      if (typeof r[f] !== "string" || r[f] === "") issues.push({ path: `${at}.${f}`, message: "must be a non-empty string" });
-    }
-    const eps = r.endpoints ?? [];
-    if (!Array.isArray(eps) || eps.some((e) => typeof e !== "string" || !/^[^\s:]+:\d+$/.test(e))) {
-      issues.push({ path: `${at}.endpoints`, message: 'must be an array of "host:port" strings' });
-    }
-    const rev: StaticRevision = {
-      namespace: r.namespace as string,
-      name: r.name as string,
-      endpoints: Array.isArray(eps) ? (eps as string[]) : [],
-      ...defaultRevisionConfig,
-    };
-    for (const f of NUMERIC) {
-      if (r[f] === undefined) continue;
-      const v = r[f];
-      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
-        issues.push({ path: `${at}.${f}`, message: "must be a number >= 0" });
-      } else rev[f] = v;
-    }
-    if (rev.timeoutSeconds <= 0) issues.push({ path: `${at}.timeoutSeconds`, message: "must be > 0" });
-    if (issues.length === before) out.push(rev);
-  });
-  return out;
 }

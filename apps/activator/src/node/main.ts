@@ -14,7 +14,11 @@ if (!parsed.ok) {
 }
 const logger = jsonLogger();
 const running = await startActivator(parsed.config, { logger });
-logger.info("listening", { host: parsed.config.host, port: running.port, revisions: parsed.config.revisions.length });
+logger.info("listening", {
+  host: parsed.config.host,
+  port: running.port,
+  revisions: parsed.config.revisions.length,
+});
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;

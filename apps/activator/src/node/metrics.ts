@@ -11,7 +11,9 @@ export function createMetrics(telemetry: Telemetry): Registry {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3.5, 5, 10, 20, 30, 60],
     registers: [registry],
   });
-  telemetry.onColdStart((s) => coldStart.observe({ namespace: s.namespace, revision: s.name }, s.durationMs / 1000));
+  telemetry.onColdStart((s) =>
+    coldStart.observe({ namespace: s.namespace, revision: s.name }, s.durationMs / 1000),
+  );
   const counter = (name: string, help: string, read: () => number) =>
     new Counter({
       name,
@@ -23,8 +25,20 @@ export function createMetrics(telemetry: Telemetry): Registry {
         this.inc(read());
       },
     });
-  counter("thaw_activator_requests_queued_total", "Requests that waited for a pod.", () => telemetry.snapshot().queued);
-  counter("thaw_activator_requests_rejected_total", "Requests answered 503 (queue full or deadline).", () => telemetry.snapshot().rejected);
-  counter("thaw_activator_requests_replayed_total", "Forwards sent again to another pod.", () => telemetry.snapshot().replayed);
+  counter(
+    "thaw_activator_requests_queued_total",
+    "Requests that waited for a pod.",
+    () => telemetry.snapshot().queued,
+  );
+  counter(
+    "thaw_activator_requests_rejected_total",
+    "Requests answered 503 (queue full or deadline).",
+    () => telemetry.snapshot().rejected,
+  );
+  counter(
+    "thaw_activator_requests_replayed_total",
+    "Forwards sent again to another pod.",
+    () => telemetry.snapshot().replayed,
+  );
   return registry;
 }

@@ -3,7 +3,14 @@ import { Agent } from "undici";
 import { type Forwarder, UpstreamError } from "../ports.js";
 
 /** Errors that mean the connection never opened, so no request byte reached the pod. */
-const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /** Options of the keep-alive upstream pool. */
 export interface PoolOptions {
@@ -14,7 +21,10 @@ export interface PoolOptions {
 }
 
 /** A forwarder over one undici keep-alive pool shared by every pod. */
-export function createUndiciForwarder(opts: PoolOptions = {}): { forward: Forwarder; close: () => Promise<void> } {
+export function createUndiciForwarder(opts: PoolOptions = {}): {
+  forward: Forwarder;
+  close: () => Promise<void>;
+} {
   const agent = new Agent({
     connections: opts.connectionsPerHost ?? 100,
     keepAliveTimeout: opts.keepAliveTimeoutMs ?? 30_000,

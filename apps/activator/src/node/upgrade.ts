@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
-import { prepareForwardHeaders, revisionFromRequest } from "../protocol-pending.js";
 import type { ActivatorDeps } from "../ports.js";
+import { prepareForwardHeaders, revisionFromRequest } from "../protocol-pending.js";
 import { retryAfterSeconds } from "../retry-after.js";
 
 function reject(socket: Duplex, status: number, reason: string, body: string, extra = ""): void {
@@ -16,7 +16,12 @@ function reject(socket: Duplex, status: number, reason: string, body: string, ex
  * Websocket (any `Upgrade`) pass-through at the socket level: wait for a pod like any request, then splice
  * the client's socket to a TCP connection to the pod. The lease is held until either side closes.
  */
-export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, deps: ActivatorDeps): Promise<void> {
+export async function handleUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  deps: ActivatorDeps,
+): Promise<void> {
   socket.on("error", () => {});
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
@@ -31,7 +36,10 @@ export async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: 
   }
   const gate = deps.coordinator.gate(key, config);
   const ac = new AbortController();
-  const timer = deps.clock.setTimeout(() => ac.abort(new DOMException("timeout", "TimeoutError")), config.timeoutSeconds * 1000);
+  const timer = deps.clock.setTimeout(
+    () => ac.abort(new DOMException("timeout", "TimeoutError")),
+    config.timeoutSeconds * 1000,
+  );
   socket.once("close", () => ac.abort(new DOMException("client went away", "AbortError")));
   deps.reporter.requestIn(key, deps.clock.now());
   let out = false;

@@ -33,7 +33,9 @@ export function wsStatTransport(url: string, token?: string, connectTimeoutMs = 
   return {
     async send(bytes) {
       const sock = await open();
-      await new Promise<void>((resolve, reject) => sock.send(bytes, { binary: true }, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        sock.send(bytes, { binary: true }, (err) => (err ? reject(err) : resolve())),
+      );
     },
     close() {
       ws?.close(1000);

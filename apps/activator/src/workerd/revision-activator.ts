@@ -1,0 +1,247 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  type PodTracker,
+  probeDestination,
+  probeRound,
+  RevisionThrottler,
+  SingleFlightActivator,
+} from "@thaw/activation";
+import { systemClock } from "@thaw/clock";
+import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
+import type { WorkerEnv } from "./env.js";
+
+/** What the Worker gets back from `acquire`. */
+export type AcquireResult =
+  | { ok: true; leaseId: string; dest: string; snapshot: GateSnapshot }
+  | { ok: false; code: string; message: string; snapshot: GateSnapshot };
+
+/** Cached view of the revision that the Worker keeps between calls. */
+export interface GateSnapshot {
+  endpoints: string[];
+  recentColdStartsMs: number[];
+  lastColdStart: ColdStartPhases | undefined;
+}
+
+/** Result of `activate` (the 200 body of /v1/activate minus identity, or an error code). */
+export type ActivateResult =
+  | { ok: true; endpoints: string[]; coldStart: boolean; waitedMs: number }
+  | { ok: false; code: string; message: string };
+
+interface Held {
+  tracker: PodTracker;
+  expiresAt: number;
+}
+
+/** Probe period while waking (ms), and the Knative period otherwise. */
+const ACTIVATING_PROBE_MS = 50;
+const PROBE_MS = 200;
+const PROBE_TIMEOUT_MS = 300;
+
+/**
+ * One revision's coordinator at the edge: the throttler state (@thaw/activation's RevisionThrottler), backend
+ * probing driven by alarms (probeRound each alarm), single-flight activation and the webhook scaler poke.
+ * Requests wait in the Worker invocations that received them; only small RPCs reach this object.
+ */
+export class RevisionActivator extends DurableObject<WorkerEnv> {
+  #key: RevisionKey | undefined;
+  #config: RevisionConfig | undefined;
+  #rt: RevisionThrottler | undefined;
+  #endpoints: string[] = [];
+  #healthy = new Set<string>();
+  readonly #leases = new Map<string, Held>();
+  readonly #waiters = new Map<string, AbortController>();
+  readonly #flight = new SingleFlightActivator({
+    clock: systemClock,
+    poke: () => this.#poke(),
+    onPokeError: (_rev, err) => console.warn("thaw: scaler webhook failed", String(err)),
+  });
+  #coldSince: number | undefined;
+  #last: ColdStartPhases | undefined;
+  #recent: number[] = [];
+  /** Probe rounds run by alarms (tests read it). */
+  probeRounds = 0;
+
+  /** Sets identity, limits and the pod list; idempotent (the Worker sends it with every call). */
+  configure(key: RevisionKey, config: RevisionConfig, endpoints: string[]): void {
+    this.#key = key;
+    if (!this.#rt || this.#config?.containerConcurrency !== config.containerConcurrency) {
+      this.#rt = new RevisionThrottler({
+        containerConcurrency: config.containerConcurrency,
+        queueLimit: config.maxQueue,
+      });
+      this.#rt.updateDestinations([...this.#healthy].sort());
+    }
+    this.#config = config;
+    if (endpoints.join(",") !== this.#endpoints.join(",")) this.setEndpoints(endpoints);
+  }
+
+  /** New pod list (from the static config or a scaler callback); probing starts at once. */
+  setEndpoints(endpoints: string[]): void {
+    this.#endpoints = [...endpoints];
+    for (const d of [...this.#healthy]) if (!endpoints.includes(d)) this.#healthy.delete(d);
+    this.#publish();
+    void this.#schedule(0);
+  }
+
+  /** Waits here (parked RPC) for a slot on a healthy pod. */
+  async acquire(waiterId: string, timeoutMs: number): Promise<AcquireResult> {
+    const rt = this.#must();
+    if (this.#healthy.size === 0) await this.#beginCold();
+    const ac = new AbortController();
+    this.#waiters.set(waiterId, ac);
+    const timer = setTimeout(() => ac.abort(new DOMException("deadline", "TimeoutError")), timeoutMs);
+    try {
+      const tracker = await rt.acquire(ac.signal);
+      const leaseId = crypto.randomUUID();
+      const ttl = (this.#config?.timeoutSeconds ?? 300) * 1000 + 5000;
+      this.#leases.set(leaseId, { tracker, expiresAt: Date.now() + ttl });
+      return { ok: true, leaseId, dest: tracker.dest, snapshot: this.snapshot() };
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "ERR_CANCELLED";
+      return { ok: false, code, message: (err as Error).message, snapshot: this.snapshot() };
+    } finally {
+      clearTimeout(timer);
+      this.#waiters.delete(waiterId);
+    }
+  }
+
+  /** The Worker's client went away: stop waiting for it. */
+  cancel(waiterId: string): void {
+    this.#waiters.get(waiterId)?.abort(new DOMException("client went away", "AbortError"));
+  }
+
+  /** Gives a slot back. */
+  release(leaseId: string): void {
+    const held = this.#leases.get(leaseId);
+    if (!held || !this.#rt) return;
+    this.#leases.delete(leaseId);
+    this.#rt.release(held.tracker);
+  }
+
+  /** A forward failed with no answer: drop the pod from the healthy set and probe again now. */
+  async reportFailure(dest: string): Promise<void> {
+    if (!this.#healthy.delete(dest)) return;
+    this.#publish();
+    await this.#schedule(0);
+  }
+
+  /** Single-flight wait for >= 1 healthy pod (POST /v1/activate). */
+  async activate(timeoutMs: number): Promise<ActivateResult> {
+    if (!this.#key) throw new Error("RevisionActivator.activate before configure");
+    if (this.#healthy.size === 0) await this.#beginCold();
+    try {
+      const r = await this.#flight.wait(this.#id(), { timeoutMs });
+      return { ok: true, ...r };
+    } catch (err) {
+      return {
+        ok: false,
+        code: (err as { code?: string }).code ?? "ERR_DEADLINE",
+        message: (err as Error).message,
+      };
+    }
+  }
+
+  /** What the Worker caches. */
+  snapshot(): GateSnapshot {
+    return {
+      endpoints: [...this.#healthy].sort(),
+      recentColdStartsMs: [...this.#recent],
+      lastColdStart: this.#last,
+    };
+  }
+
+  /** Capacity view for tests and the status API. */
+  stats(): { capacity: number; inFlight: number; waiting: number; leases: number; probeRounds: number } {
+    const rt = this.#must();
+    return {
+      capacity: rt.capacity,
+      inFlight: rt.inFlight,
+      waiting: rt.waiting,
+      leases: this.#leases.size,
+      probeRounds: this.probeRounds,
+    };
+  }
+
+  /** Probes the pods not yet healthy, sweeps leases of Worker invocations that died, re-arms itself. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    for (const [id, held] of this.#leases) if (held.expiresAt <= now) this.release(id);
+    if (this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length) {
+      this.probeRounds++;
+      const result = await probeRound(
+        {
+          ready: this.#endpoints,
+          notReady: [],
+          healthy: this.#healthy,
+          meshMode: "auto",
+          probeOptimisation: true,
+          timeoutMs: PROBE_TIMEOUT_MS,
+        },
+        (dest, signal) => probeDestination((u, i) => fetch(u, i), dest, signal),
+        systemClock,
+      );
+      this.#healthy = result.healthy;
+      this.#publish();
+    }
+    const probing = this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length;
+    const next = probing
+      ? this.#coldSince !== undefined
+        ? ACTIVATING_PROBE_MS
+        : PROBE_MS
+      : this.#leases.size > 0
+        ? 10_000
+        : -1;
+    if (next >= 0) await this.ctx.storage.setAlarm(Date.now() + next);
+  }
+
+  async #schedule(inMs: number): Promise<void> {
+    const at = Date.now() + inMs;
+    const cur = await this.ctx.storage.getAlarm();
+    if (cur === null || cur > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  async #beginCold(): Promise<void> {
+    if (this.#coldSince !== undefined) return;
+    this.#coldSince = Date.now();
+    // The single-flight activator pokes once per flight; a proxied request opens one too.
+    void this.#flight
+      .wait(this.#id(), { timeoutMs: (this.#config?.timeoutSeconds ?? 300) * 1000 })
+      .catch(() => {});
+    await this.#schedule(0);
+  }
+
+  #publish(): void {
+    const healthy = [...this.#healthy].sort();
+    this.#rt?.updateDestinations(healthy);
+    this.#flight.update(this.#id(), healthy);
+    if (healthy.length > 0 && this.#coldSince !== undefined) {
+      const now = Date.now();
+      const ms = now - this.#coldSince;
+      this.#last = { beganAt: this.#coldSince, scaleMs: 0, readyMs: ms };
+      this.#recent.push(ms);
+      if (this.#recent.length > 20) this.#recent.shift();
+      this.#coldSince = undefined;
+    }
+  }
+
+  async #poke(): Promise<void> {
+    const url = this.env.SCALER_WEBHOOK;
+    if (!url || !this.#key) return;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ namespace: this.#key.namespace, name: this.#key.name, minReplicas: 1 }),
+    });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`scaler webhook answered ${res.status}`);
+  }
+
+  #id(): string {
+    return this.#key ? `${this.#key.namespace}/${this.#key.name}` : "";
+  }
+
+  #must(): RevisionThrottler {
+    if (!this.#rt) throw new Error("RevisionActivator used before configure");
+    return this.#rt;
+  }
+}

@@ -1,0 +1,48 @@
+import { systemClock } from "@thaw/clock";
+import { createActivatorApp } from "../app.js";
+import { createFetchForwarder } from "../fetch-forwarder.js";
+import type { RevisionKey } from "../ports.js";
+import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
+import { StaticDirectory } from "../static-sources.js";
+import { DoCoordinator } from "./do-coordinator.js";
+import type { WorkerEnv } from "./env.js";
+
+/** Revisions parsed from the REVISIONS binding; a bad binding answers 500 with every issue. */
+function readRevisions(env: WorkerEnv): { revisions: StaticRevision[]; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const revisions = parseRevisions(env.REVISIONS, "REVISIONS", issues);
+  return { revisions, issues };
+}
+
+/** The activator Worker: the portable app with Durable-Object gates and a fetch forwarder. */
+export const worker = {
+  async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+    const { revisions, issues } = readRevisions(env);
+    if (issues.length > 0) {
+      return new Response(
+        `activator misconfigured:\n${issues.map((i) => `${i.path}: ${i.message}`).join("\n")}\n`,
+        {
+          status: 500,
+        },
+      );
+    }
+    const byId = new Map(revisions.map((r) => [`${r.namespace}/${r.name}`, r]));
+    const directory = new StaticDirectory(
+      revisions.map(({ endpoints: _e, namespace, name, ...config }) => ({
+        key: { namespace, name },
+        config,
+      })),
+    );
+    const endpointsFor = (k: RevisionKey) => byId.get(`${k.namespace}/${k.name}`)?.endpoints ?? [];
+    const { app } = createActivatorApp({
+      revisions: directory,
+      coordinator: new DoCoordinator(env, endpointsFor, (p) => ctx.waitUntil(p)),
+      forward: createFetchForwarder((input, init) => fetch(input, init)),
+      clock: systemClock,
+      // Concurrency is tracked by the Durable Object's leases; the edge sends no per-invocation stats.
+      reporter: { requestIn() {}, requestOut() {} },
+      token: env.ACTIVATOR_TOKEN || undefined,
+    });
+    return app.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<WorkerEnv>;

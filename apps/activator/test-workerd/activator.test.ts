@@ -1,0 +1,97 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, inject, it, vi } from "vitest";
+import { defaultRevisionConfig } from "../src/revisions-json.js";
+
+const origin = () => `127.0.0.1:${inject("originPort")}`;
+const control = async (what: string) =>
+  (await (await fetch(`http://${origin()}/__control/${what}`, { method: "POST" })).json()) as {
+    started: boolean;
+    pokes: number;
+    requests: number;
+  };
+const stubFor = (name: string) =>
+  env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`default/${name}`));
+
+describe("activator Worker + RevisionActivator Durable Object (workerd)", () => {
+  it("runs in workerd", () => {
+    expect(navigator.userAgent).toBe("Cloudflare-Workers");
+  });
+
+  it("single-flight activation: 50 concurrent cold requests, one scaler poke, all answered", async () => {
+    await control("reset");
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        exports.default
+          .fetch(`http://activator/item/${i}`, {
+            headers: { "knative-serving-namespace": "default", "knative-serving-revision": "cold" },
+          })
+          .then(async (r) => ({ status: r.status, body: await r.text() })),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(new Set(results.map((r) => r.body)).size).toBe(50);
+    expect(results[0]?.body).toMatch(/^ok GET \/item\/\d+ activator $/);
+    const state = await control("state");
+    expect(state.pokes).toBe(1);
+    expect(state.requests).toBe(50);
+    // Releases travel in waitUntil RPCs that may land just after the responses.
+    await vi.waitFor(async () => expect((await stubFor("cold").stats()).leases).toBe(0), {
+      timeout: 2000,
+      interval: 20,
+    });
+    expect((await stubFor("cold").stats()).probeRounds).toBeGreaterThan(0);
+  });
+
+  it("alarm-driven probing: a pod is admitted only once an alarm's probe passes", async () => {
+    await control("reset");
+    const stub = stubFor("probe");
+    await stub.configure({ namespace: "default", name: "probe" }, defaultRevisionConfig, [origin()]);
+    await runDurableObjectAlarm(stub); // pod not started: the probe fails
+    expect((await stub.snapshot()).endpoints).toEqual([]);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).not.toBeNull();
+    await control("start");
+    expect((await stub.snapshot()).endpoints).toEqual([]);
+    await runDurableObjectAlarm(stub);
+    expect((await stub.snapshot()).endpoints).toEqual([origin()]);
+    // Everything healthy and no lease held: nothing left to schedule.
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeNull();
+  });
+
+  it("capacity limits: containerConcurrency 1, queue of 2, the 4th waiter is refused", async () => {
+    await control("start");
+    const stub = stubFor("cap");
+    await stub.configure(
+      { namespace: "default", name: "cap" },
+      { ...defaultRevisionConfig, containerConcurrency: 1, maxQueue: 2 },
+      [origin()],
+    );
+    await runDurableObjectAlarm(stub);
+    const first = await stub.acquire("w1", 5000);
+    expect(first.ok).toBe(true);
+    const second = stub.acquire("w2", 5000);
+    const third = stub.acquire("w3", 5000);
+    const fourth = await stub.acquire("w4", 5000);
+    expect(fourth).toMatchObject({
+      ok: false,
+      code: "ERR_QUEUE_FULL",
+      message: "pending request queue full",
+    });
+    expect(await stub.stats()).toMatchObject({ capacity: 1, waiting: 2, leases: 1 });
+    if (first.ok) await stub.release(first.leaseId);
+    const s2 = await second;
+    expect(s2.ok).toBe(true);
+    await stub.cancel("w3");
+    expect(await third).toMatchObject({ ok: false, code: "ERR_CANCELLED" });
+    if (s2.ok) await stub.release(s2.leaseId);
+    expect(await stub.stats()).toMatchObject({ inFlight: 0, leases: 0 });
+  });
+
+  it("the probe contract holds at the edge too", async () => {
+    const r = await exports.default.fetch("http://activator/", {
+      headers: { "k-network-probe": "activator" },
+    });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe("activator");
+  });
+});
