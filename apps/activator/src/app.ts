@@ -1,14 +1,18 @@
+import {
+  activatorHealthResponse,
+  activatorProbeResponse,
+  activeEndpointNotFoundResponse,
+  answerNetworkProbe,
+  resolveRevision,
+  revisionKey,
+  revisionNotFoundMessage,
+  stripNetworkHash,
+} from "@thaw/protocol";
 import { Hono } from "hono";
 import { handleActivate } from "./api/activate.js";
 import { checkBearer } from "./api/auth.js";
 import { handleWatch } from "./api/watch.js";
 import type { ActivatorDeps } from "./ports.js";
-import {
-  activatorProbeResponse,
-  isKubeletProbe,
-  networkProbeResponse,
-  revisionFromRequest,
-} from "./protocol-pending.js";
 import { proxyRequest } from "./proxy-handler.js";
 import { Telemetry } from "./telemetry.js";
 
@@ -27,19 +31,23 @@ const UNKNOWN_HINT =
  */
 export function createActivatorApp(deps: ActivatorDeps, telemetry = new Telemetry()): ActivatorApp {
   const app = new Hono();
+  // Knative's check: an error text makes the kubelet probe fail with 500 and that text.
+  const healthCheck = () => {
+    const h = deps.health?.() ?? { ok: true };
+    return h.ok ? undefined : h.reason;
+  };
   app.all("*", async (c) => {
     const req = c.req.raw;
     const headers = req.headers;
     // 1. kubelet health (P5): 200 while healthy, 500 with the reason otherwise.
-    if (isKubeletProbe(headers)) {
-      const h = deps.health?.() ?? { ok: true };
-      return h.ok ? new Response(null, { status: 200 }) : new Response(h.reason, { status: 500 });
-    }
+    const health = await activatorHealthResponse(req, { terminating: false, check: healthCheck });
+    if (health) return health;
     // 2. network probe: hash echo; any other request loses K-Network-Hash.
-    const probe = headers.get("k-network-probe") ?? "";
-    if (probe === "probe") return networkProbeResponse(headers);
+    const network = answerNetworkProbe(req);
+    if (network) return network;
     // 3. activator probe.
-    if (probe !== "") return activatorProbeResponse(probe);
+    const probe = activatorProbeResponse(req);
+    if (probe) return probe;
     const hasRevisionHeaders =
       headers.has("knative-serving-revision") || headers.has("knative-serving-namespace");
     if (!hasRevisionHeaders) {
@@ -55,11 +63,12 @@ export function createActivatorApp(deps: ActivatorDeps, telemetry = new Telemetr
             : Response.json(telemetry.snapshot());
       }
     }
-    const fwd = headers.has("k-network-hash") ? new Request(req, { headers: withoutHash(headers) }) : req;
-    const key = revisionFromRequest(withHost(fwd.headers, req.url));
-    if (!key) return notFound(`no revision in the request: ${UNKNOWN_HINT}`);
+    const fwd = stripNetworkHash(req);
+    const found = resolveRevision(fwd);
+    if (!found) return activeEndpointNotFoundResponse(`no revision in the request: ${UNKNOWN_HINT}`);
+    const key = { namespace: found.namespace, name: found.name };
     const config = await deps.revisions.lookup(key);
-    if (!config) return notFound(`revision "${key.namespace}/${key.name}" not found`);
+    if (!config) return activeEndpointNotFoundResponse(revisionNotFoundMessage(revisionKey(key)));
     return proxyRequest(fwd, key, config, deps, telemetry);
   });
   return { app, telemetry };
@@ -70,26 +79,4 @@ function apiRoute(method: string, path: string): "activate" | "watch" | "status"
   if (method === "GET" && path === "/v1/watch") return "watch";
   if (method === "GET" && path === "/v1/status") return "status";
   return undefined;
-}
-
-function withoutHash(headers: Headers): Headers {
-  if (!headers.has("k-network-hash")) return headers;
-  const h = new Headers(headers);
-  h.delete("k-network-hash");
-  return h;
-}
-
-/** Host-based identity needs a Host; `app.request()` and some runtimes only have it in the URL. */
-function withHost(headers: Headers, url: string): Headers {
-  if (headers.has("host")) return headers;
-  const h = new Headers(headers);
-  h.set("host", new URL(url).host);
-  return h;
-}
-
-function notFound(reason: string): Response {
-  return new Response(`Error getting active endpoint: ${reason}\n`, {
-    status: 404,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
 }

@@ -1,5 +1,7 @@
-import { callerTimeoutMs } from "./activation-pending.js";
+import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
+import { activatorForwardHeaders, ErrorCode, errorTextResponse, httpStatusFor } from "@thaw/protocol";
 import { prepareBody } from "./body.js";
+import { stripHopByHop } from "./hop-by-hop.js";
 import {
   type ActivatorDeps,
   type Lease,
@@ -10,7 +12,6 @@ import {
   UpstreamError,
   type UpstreamResponse,
 } from "./ports.js";
-import { httpStatusFor, prepareForwardHeaders, responseHeaders } from "./protocol-pending.js";
 import { canReplay } from "./replay-policy.js";
 import { RequestTimer } from "./request-timer.js";
 import { retryAfterSeconds } from "./retry-after.js";
@@ -54,7 +55,7 @@ export async function proxyRequest(
     clientSignal: req.signal,
   });
   const url = new URL(req.url);
-  const headers = prepareForwardHeaders(req.headers, req.headers.get("host") ?? url.host);
+  const headers = stripHopByHop(activatorForwardHeaders(req.headers, req.headers.get("host") ?? url.host));
   const cold = gate.readyEndpoints().length === 0;
   try {
     const body = await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
@@ -92,7 +93,7 @@ export async function proxyRequest(
         continue;
       }
       timer.started();
-      const h = responseHeaders(upstream.headers);
+      const h = stripHopByHop(new Headers(upstream.headers));
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
       return respond(upstream, h, lease, timer, out);
@@ -140,25 +141,37 @@ function errorResponse(
   gate: RevisionGate,
   telemetry: Telemetry,
 ): Response {
-  if (expiry === "timeout") return text(504, TIMEOUT_BODY);
+  if (expiry === "timeout") {
+    return new Response(TIMEOUT_BODY, {
+      status: 504,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  }
   const code =
     expiry === "deadline"
-      ? "ERR_DEADLINE"
+      ? ErrorCode.ERR_DEADLINE
       : expiry === "cancelled"
-        ? "ERR_CANCELLED"
-        : ((err as { code?: unknown })?.code as string | undefined);
+        ? ErrorCode.ERR_CANCELLED
+        : (((err as { code?: unknown })?.code as string | undefined) ?? "");
   const message =
     expiry === "deadline" ? "context deadline exceeded" : err instanceof Error ? err.message : String(err);
-  const status = httpStatusFor(code ?? "");
-  if (status === 503) {
+  // Knative's plain-text answer (message + newline) with the status the code maps to.
+  const res = errorTextResponse(code, message);
+  if (httpStatusFor(code) === 503) {
     telemetry.rejected();
-    return text(503, message, { "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())) });
+    res.headers.set("retry-after", String(retryAfterSeconds(gate.recentColdStartsMs())));
   }
-  return text(status, message);
+  return res;
 }
 
-function text(status: number, body: string, extra: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8", ...extra } });
+/** The caller's own budget (`grpc-timeout`, `Request-Timeout`), the shorter if both are sent. */
+function callerTimeoutMs(headers: Headers): number | undefined {
+  const all = [
+    parseGrpcTimeout(headers.get("grpc-timeout")),
+    parseRequestTimeout(headers.get("request-timeout")),
+  ];
+  const set = all.filter((v): v is number => v !== undefined);
+  return set.length > 0 ? Math.min(...set) : undefined;
 }
 
 /** Rejects with the signal's reason when it fires before `p` settles. */

@@ -59,7 +59,7 @@ describe("probe contract (knative-spec a.3, activator order)", () => {
       headers: { "user-agent": "kube-probe/1.30" },
       healthy: false,
       status: 500,
-      body: "received SIGTERM from kubelet",
+      body: "received SIGTERM from kubelet\n",
     },
     {
       name: "K-Kubelet-Probe header counts as kubelet",
@@ -80,7 +80,7 @@ describe("probe contract (knative-spec a.3, activator order)", () => {
       headers: { "k-network-probe": "probe" },
       healthy: true,
       status: 400,
-      body: 'a probe request must contain a non-empty "K-Network-Hash" header',
+      body: 'a probe request must contain a non-empty "K-Network-Hash" header\n',
     },
     {
       name: "activator probe",
@@ -94,14 +94,14 @@ describe("probe contract (knative-spec a.3, activator order)", () => {
       headers: { "k-network-probe": "queue" },
       healthy: true,
       status: 400,
-      body: 'unexpected probe header value: "queue"',
+      body: 'unexpected probe header value: "queue"\n',
     },
     {
       name: "probe value is html-escaped",
       headers: { "k-network-probe": `<a href="x">&'` },
       healthy: true,
       status: 400,
-      body: 'unexpected probe header value: "&lt;a href=&#34;x&#34;&gt;&amp;&#39;"',
+      body: 'unexpected probe header value: "&lt;a href=&#34;x&#34;&gt;&amp;&#39;"\n',
     },
   ])("$name", async ({ headers, healthy, status, body }) => {
     const { app } = setup({ healthy });
@@ -169,7 +169,7 @@ describe("request path", () => {
       name: "unknown revision",
       headers: { "knative-serving-namespace": "default", "knative-serving-revision": "nope" },
       url: "http://x/",
-      body: /revision "default\/nope" not found/,
+      body: /^Error getting active endpoint: revision\.serving\.knative\.dev "default\/nope" not found\n$/,
     },
   ])("404: $name", async ({ headers, url, body }) => {
     const { app } = setup();
@@ -199,7 +199,7 @@ describe("request path", () => {
     const r = await app.request("http://h/", { headers: REV });
     expect(r.status).toBe(503);
     expect(r.headers.get("retry-after")).toBe("3");
-    expect(await r.text()).toBe("pending request queue full");
+    expect(await r.text()).toBe("pending request queue full\n");
     expect(telemetry.snapshot().rejected).toBe(1);
     gate.setReady(["p:1"]);
     expect((await first).status).toBe(200);
@@ -212,7 +212,7 @@ describe("request path", () => {
     const r = await p;
     expect(r.status).toBe(503);
     expect(r.headers.get("retry-after")).toBe("1");
-    expect(await r.text()).toBe("context deadline exceeded");
+    expect(await r.text()).toBe("context deadline exceeded\n");
     expect(gate.waiters).toHaveLength(0);
   });
 
@@ -241,7 +241,7 @@ describe("request path", () => {
     gate.setReady(["p:1", "p:2"]);
     const r = await app.request("http://h/", { method: "POST", headers: REV, body: "x" });
     expect(r.status).toBe(502);
-    expect(await r.text()).toBe("socket hang up");
+    expect(await r.text()).toBe("socket hang up\n");
     expect(gate.failures).toEqual(["p:1"]);
     expect(telemetry.snapshot().replayed).toBe(0);
     expect(gate.inUse).toBe(0);

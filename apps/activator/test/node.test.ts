@@ -221,7 +221,7 @@ describe("thaw-activator bin", () => {
       if (p?.status === 500) probeBody = await p.text();
       return p?.status === 500;
     });
-    expect(probeBody).toBe("received SIGTERM from kubelet");
+    expect(probeBody).toBe("received SIGTERM from kubelet\n");
     const r = await inflight;
     expect(r.status).toBe(200);
     expect(await r.text()).toBe("slow /work job");

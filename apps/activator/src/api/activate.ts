@@ -1,5 +1,10 @@
+import {
+  type ActivateResponse,
+  badActivateRequestResponse,
+  ErrorCode,
+  parseActivateRequest,
+} from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
-import { type ActivateResponse, ErrorCode, parseActivateRequest } from "../protocol-pending.js";
 import { retryAfterSeconds } from "../retry-after.js";
 import { apiError } from "./errors.js";
 
@@ -10,21 +15,18 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     body = await req.json();
   } catch {
     return apiError(
-      ErrorCode.badRequest,
+      ErrorCode.ERR_BAD_REQUEST,
       "body: must be JSON (ActivateRequest {namespace, name, timeoutMs})",
     );
   }
   const parsed = parseActivateRequest(body);
   if (!parsed.ok) {
-    return apiError(
-      ErrorCode.badRequest,
-      parsed.issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "),
-    );
+    return badActivateRequestResponse(parsed.issues);
   }
   const { namespace, name, timeoutMs } = parsed.value;
   const key = { namespace, name };
   const config = await deps.revisions.lookup(key);
-  if (!config) return apiError(ErrorCode.unknownRevision, `revision "${namespace}/${name}" not found`);
+  if (!config) return apiError(ErrorCode.ERR_UNKNOWN_REVISION, `revision "${namespace}/${name}" not found`);
   const gate = deps.coordinator.gate(key, config);
   try {
     const outcome = await gate.activate(timeoutMs, req.signal);
@@ -34,13 +36,13 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     const code = (err as { code?: string }).code;
     if (code === "ERR_DEADLINE" || (err as { name?: string }).name === "TimeoutError") {
       return apiError(
-        ErrorCode.activationTimeout,
+        ErrorCode.ERR_ACTIVATION_TIMEOUT,
         `revision "${namespace}/${name}" not ready within ${timeoutMs} ms`,
         {
           "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())),
         },
       );
     }
-    return apiError(code ?? ErrorCode.cancelled, err instanceof Error ? err.message : String(err));
+    return apiError(code ?? ErrorCode.ERR_CANCELLED, err instanceof Error ? err.message : String(err));
   }
 }

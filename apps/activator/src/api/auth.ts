@@ -1,4 +1,4 @@
-import { ErrorCode } from "../protocol-pending.js";
+import { ErrorCode } from "@thaw/protocol";
 import { apiError } from "./errors.js";
 
 /** Compares in time that depends only on the length, so a token cannot be guessed byte by byte. */
@@ -14,7 +14,7 @@ export function checkBearer(headers: Headers, token: string | undefined): Respon
   if (token === undefined || token === "") return undefined;
   const m = /^Bearer\s+(.+)$/i.exec(headers.get("authorization") ?? "");
   if (m && sameText(m[1] as string, token)) return undefined;
-  return apiError(ErrorCode.unauthorized, "a valid Authorization: Bearer <token> header is required", {
+  return apiError(ErrorCode.ERR_UNAUTHORIZED, "a valid Authorization: Bearer <token> header is required", {
     "www-authenticate": 'Bearer realm="thaw-activator"',
   });
 }

@@ -1,6 +1,6 @@
 import type { TimerHandle } from "@thaw/clock";
+import type { EndpointsEvent } from "@thaw/protocol";
 import type { ActivatorDeps, RevisionKey } from "../ports.js";
-import type { EndpointsEvent } from "../protocol-pending.js";
 
 /** Hook-facing mode: "serve" once a pod is ready (the hook may go direct), "proxy" while cold. */
 function eventFor(key: RevisionKey, endpoints: string[]): EndpointsEvent {

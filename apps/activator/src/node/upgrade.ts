@@ -1,8 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
+import { activatorForwardHeaders, resolveRevision } from "@thaw/protocol";
+import { stripHopByHop } from "../hop-by-hop.js";
 import type { ActivatorDeps } from "../ports.js";
-import { prepareForwardHeaders, revisionFromRequest } from "../protocol-pending.js";
 import { retryAfterSeconds } from "../retry-after.js";
 
 function reject(socket: Duplex, status: number, reason: string, body: string, extra = ""): void {
@@ -28,7 +29,8 @@ export async function handleUpgrade(
     if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     else if (v !== undefined) headers.set(k, v);
   }
-  const key = revisionFromRequest(headers);
+  const found = resolveRevision(new Request(`http://activator${req.url ?? "/"}`, { headers }));
+  const key = found ? { namespace: found.namespace, name: found.name } : undefined;
   const config = key ? await deps.revisions.lookup(key) : undefined;
   if (!key || !config) {
     reject(socket, 404, "Not Found", "Error getting active endpoint: no such revision\n");
@@ -58,7 +60,7 @@ export async function handleUpgrade(
     reject(socket, 503, "Service Unavailable", `${(err as Error).message}\n`, retry);
     return;
   }
-  const fwd = prepareForwardHeaders(headers, headers.get("host") ?? "");
+  const fwd = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
   fwd.set("connection", "Upgrade");
   fwd.set("upgrade", headers.get("upgrade") ?? "websocket");
   fwd.set("host", lease.dest);
