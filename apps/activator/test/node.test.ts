@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { decodeWireStatMessages, type WireStatMessage } from "@thaw/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { defaultRevisionConfig, type StaticRevision } from "../src/node/config.js";
@@ -21,6 +24,7 @@ async function activator(
   endpoints: string[],
   cfg: Partial<RevisionConfig> = {},
   o: ActivatorOverrides = {},
+  autoscalerUrl?: string,
 ): Promise<RunningActivator> {
   const rev: StaticRevision = { ...KEY, ...defaultRevisionConfig, ...cfg, endpoints };
   const a = await startActivator(
@@ -28,7 +32,7 @@ async function activator(
       host: "127.0.0.1",
       port: 0,
       token: undefined,
-      autoscalerUrl: undefined,
+      autoscalerUrl,
       podName: "test-activator",
       drainDelayMs: 0,
       metricsPath: "/metrics",
@@ -187,6 +191,62 @@ describe("Node activator against real loopback backends", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: two\n\n");
     await reader.cancel();
   });
+});
+
+describe("stats to the autoscaler", () => {
+  it.each([{ transport: "ws" }, { transport: "http" }])(
+    "$transport: the cold-start poke at once, then reports every second, as protobuf WireStatMessages",
+    async ({ transport }) => {
+      const frames: { at: number; messages: WireStatMessage[] }[] = [];
+      const record = (bytes: Uint8Array) => {
+        const d = decodeWireStatMessages(bytes);
+        if (d.ok) frames.push({ at: Date.now(), messages: d.value });
+      };
+      const sink = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          expect(req.url).toBe("/v1/stats");
+          expect(req.headers["content-type"]).toBe("application/protobuf");
+          record(new Uint8Array(Buffer.concat(chunks)));
+          res.end();
+        });
+      });
+      const wss = new WebSocketServer({ server: sink });
+      wss.on("connection", (ws) =>
+        ws.on("message", (m: Buffer, binary) => binary && record(new Uint8Array(m))),
+      );
+      await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
+      cleanup.push(
+        () =>
+          new Promise<void>((r) => {
+            wss.close();
+            sink.closeAllConnections();
+            sink.close(() => r());
+          }),
+      );
+      const sinkPort = (sink.address() as AddressInfo).port;
+      const b = await backend();
+      const a = await activator([b.addr], {}, {}, `${transport}://127.0.0.1:${sinkPort}`);
+      const t0 = Date.now();
+      expect(await status(a, "/")).toBe(200);
+      await waitFor(() => frames.length >= 2);
+      const poke = frames[0]!;
+      expect(poke.at - t0).toBeLessThan(900);
+      expect(poke.messages).toEqual([
+        {
+          namespace: KEY.namespace,
+          name: KEY.name,
+          stat: expect.objectContaining({
+            podName: "test-activator",
+            averageConcurrentRequests: 1,
+            requestCount: 1,
+          }),
+        },
+      ]);
+      expect(frames[1]!.messages[0]).toMatchObject({ namespace: KEY.namespace, name: KEY.name });
+    },
+  );
 });
 
 describe("thaw-activator bin", () => {
