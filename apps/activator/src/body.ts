@@ -9,7 +9,9 @@ export interface PreparedBody {
   touched(): boolean;
 }
 
-const NONE: PreparedBody = { mode: "none", next: () => null, touched: () => false };
+/** The prepared form of "no body". */
+export const NO_BODY: PreparedBody = { mode: "none", next: () => null, touched: () => false };
+const NONE = NO_BODY;
 
 /**
  * Keeps a body of at most `cap` bytes in memory so that a failed forward can be replayed; a body that is

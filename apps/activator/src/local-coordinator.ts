@@ -156,6 +156,21 @@ class LocalGate implements RevisionGate {
     };
   }
 
+  tryAcquire(): Lease | undefined {
+    const rt = this.rt;
+    const t = rt.tryAcquire();
+    if (!t) return undefined;
+    let done = false;
+    return {
+      dest: t.dest,
+      release: () => {
+        if (done) return;
+        done = true;
+        rt.release(t);
+      },
+    };
+  }
+
   reportFailure(dest: string): void {
     if (this.#suspects.has(dest) || !this.#healthy.includes(dest)) return;
     this.#suspects.set(dest, undefined);

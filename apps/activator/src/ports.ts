@@ -64,7 +64,8 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   status: number;
   headers: Headers;
-  body: ReadableStream<Uint8Array> | null;
+  /** Bytes when the forwarder read a small, complete body already (cheaper than a stream). */
+  body: ReadableStream<Uint8Array> | Uint8Array | null;
 }
 
 /** Thrown by a `Forwarder` when no answer came; `sent` tells whether request bytes may have reached the pod. */
@@ -115,6 +116,8 @@ export interface RevisionGate {
   acquire(signal: AbortSignal): Promise<Lease>;
   /** A forward to `dest` failed before any answer: probe it again now. */
   reportFailure(dest: string): void;
+  /** A slot right now if one is free, without waiting (the Node warm path); absent = not supported. */
+  tryAcquire?(): Lease | undefined;
   /** Waits until >= 1 pod passes the queue probe (single flight); rejects with ERR_DEADLINE after `timeoutMs`. */
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome>;
   /** Pods that passed the probe, now. */

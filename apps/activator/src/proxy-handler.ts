@@ -1,6 +1,6 @@
 import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
 import { activatorForwardHeaders, ErrorCode, errorTextResponse, httpStatusFor } from "@thaw/protocol";
-import { prepareBody } from "./body.js";
+import { NO_BODY, prepareBody } from "./body.js";
 import { stripHopByHop } from "./hop-by-hop.js";
 import {
   type ActivatorDeps,
@@ -58,7 +58,10 @@ export async function proxyRequest(
   const headers = stripHopByHop(activatorForwardHeaders(req.headers, req.headers.get("host") ?? url.host));
   const cold = gate.readyEndpoints().length === 0;
   try {
-    const body = await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
+    const body =
+      req.body === null
+        ? NO_BODY
+        : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
     for (let attempt = 0; ; attempt++) {
       const waitStart = clock.now();
       if (gate.readyEndpoints().length === 0) telemetry.queued();
@@ -117,9 +120,9 @@ function respond(
     lease.release();
     out();
   };
-  if (upstream.body === null) {
+  if (upstream.body === null || upstream.body instanceof Uint8Array) {
     finish();
-    return new Response(null, { status: upstream.status, headers });
+    return new Response(upstream.body, { status: upstream.status, headers });
   }
   const body = trackBody(upstream.body, timer.signal, { onChunk: () => timer.wrote(), onEnd: finish });
   return new Response(body, { status: upstream.status, headers });

@@ -78,8 +78,8 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     }
     const first = await stub.acquire("w1", 5000);
     expect(first.ok).toBe(true);
-    const second = stub.acquire("w2", 5000);
-    const third = stub.acquire("w3", 5000);
+    const second = stub.acquire("w2", 60_000);
+    const third = stub.acquire("w3", 60_000);
     const fourth = await stub.acquire("w4", 5000);
     expect(fourth).toMatchObject({
       ok: false,

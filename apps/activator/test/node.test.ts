@@ -176,6 +176,31 @@ describe("Node activator against real loopback backends", () => {
     await once(ws, "close");
   });
 
+  it("warm path: same forward headers as the portable path, hop-by-hop headers dropped both ways", async () => {
+    const b = await backend((req, res) => {
+      res.writeHead(200, { "x-up": "1", "keep-alive": "timeout=5", "content-type": "text/plain" });
+      res.end(`warm ${req.url}`);
+    });
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === 200);
+    b.seen.length = 0;
+    const r = await fetch(`http://127.0.0.1:${a.port}/w?x=1`, {
+      headers: { ...REV, "x-user": "u", "k-original-host": "orig.example" },
+    });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe("warm /w?x=1");
+    expect(r.headers.get("x-up")).toBe("1");
+    const seen = b.seen[0]!;
+    expect(seen.headers["k-proxy-request"]).toBe("activator");
+    expect(seen.headers["k-original-host"]).toBe("orig.example");
+    expect(seen.headers["x-user"]).toBe("u");
+    expect(seen.headers["knative-serving-revision"]).toBeUndefined();
+    expect(seen.headers["knative-serving-namespace"]).toBeUndefined();
+    const r2 = await fetch(`http://127.0.0.1:${a.port}/h`, { headers: REV });
+    await r2.text();
+    expect(b.seen[1]!.headers["k-original-host"]).toBe(`127.0.0.1:${a.port}`);
+  });
+
   it("SSE streams through event by event", async () => {
     let push: (s: string) => void = () => {};
     const b = await backend((_req, res) => {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { ConcurrencyReporter } from "@thaw/activation";
@@ -19,6 +19,7 @@ import { httpStatTransport, StatPump } from "../stat-pump.js";
 import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
 import { Telemetry } from "../telemetry.js";
 import type { ActivatorConfig } from "./config.js";
+import { createFastPath } from "./fast-path.js";
 import { createMetrics } from "./metrics.js";
 import { createUndiciForwarder } from "./undici-forwarder.js";
 import { handleUpgrade } from "./upgrade.js";
@@ -106,6 +107,10 @@ export async function startActivator(
   );
   const registry = createMetrics(telemetry);
   const listener = getRequestListener(app.fetch);
+  const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
+  const fast = pool
+    ? createFastPath({ revisions, coordinator, forward, clock, reporter }, pool.agent, slow)
+    : () => false;
   const server = createServer((req, res) => {
     if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {
       registry.metrics().then((text) => {
@@ -114,7 +119,8 @@ export async function startActivator(
       });
       return;
     }
-    void listener(req, res);
+    if (!draining && fast(req, res)) return;
+    slow(req, res);
   });
   server.keepAliveTimeout = 65_000;
   server.on("upgrade", (req, socket, head) => {

@@ -12,6 +12,9 @@ const NOT_SENT = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** Bodies up to this size with a Content-Length are read whole before answering. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
 /** Options of the keep-alive upstream pool. */
 export interface PoolOptions {
   /** Idle connections kept per pod (Knative: 100). */
@@ -23,6 +26,7 @@ export interface PoolOptions {
 /** A forwarder over one undici keep-alive pool shared by every pod. */
 export function createUndiciForwarder(opts: PoolOptions = {}): {
   forward: Forwarder;
+  agent: Agent;
   close: () => Promise<void>;
 } {
   const agent = new Agent({
@@ -69,12 +73,25 @@ export function createUndiciForwarder(opts: PoolOptions = {}): {
       else if (v !== undefined) out.set(k, v);
     }
     const noBody = req.method === "HEAD" || res.statusCode === 204 || res.statusCode === 304;
-    if (noBody) res.body.resume();
+    if (noBody) {
+      res.body.resume();
+      return { status: res.statusCode, headers: out, body: null };
+    }
+    // A small body of known length is read whole: one write to the client, no stream bridging.
+    const length = Number(out.get("content-length") ?? Number.NaN);
+    if (length <= SMALL_BODY_BYTES) {
+      try {
+        return { status: res.statusCode, headers: out, body: new Uint8Array(await res.body.arrayBuffer()) };
+      } catch (err) {
+        if (req.signal.aborted) throw req.signal.reason;
+        throw new UpstreamError((err as Error).message, true);
+      }
+    }
     return {
       status: res.statusCode,
       headers: out,
-      body: noBody ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>),
+      body: Readable.toWeb(res.body) as ReadableStream<Uint8Array>,
     };
   };
-  return { forward, close: () => agent.close() };
+  return { forward, agent, close: () => agent.close() };
 }

@@ -1,0 +1,129 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Agent } from "undici";
+import type { ActivatorDeps, RevisionConfig } from "../ports.js";
+
+const SKIP_REQUEST = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "knative-serving-namespace",
+  "knative-serving-revision",
+]);
+const SKIP_RESPONSE = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "proxy-connection",
+  "trailer",
+]);
+const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
+
+/**
+ * The warm path on Node: a request with revision headers, no body, no probe header, and a free slot on a
+ * healthy pod right now is piped straight between node:http and the undici pool, skipping the Web
+ * Request/Response bridge. Anything else (cold, queued, bodies, probes, per-request timers other than the
+ * total, a forward that fails before answering) goes through the portable app, which holds the semantics;
+ * this path only has to produce the same bytes for the easy case. Returns false when it does not apply.
+ */
+export function createFastPath(
+  deps: ActivatorDeps,
+  agent: Agent,
+  slow: (req: IncomingMessage, res: ServerResponse) => void,
+) {
+  return function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
+    const h = req.headers;
+    const namespace = h["knative-serving-namespace"];
+    const name = h["knative-serving-revision"];
+    if (typeof namespace !== "string" || typeof name !== "string" || namespace === "" || name === "")
+      return false;
+    if (h["k-network-probe"] || h["k-network-hash"] || h["k-kubelet-probe"] || h.upgrade) return false;
+    if ((h["user-agent"] ?? "").startsWith("kube-probe/")) return false;
+    if (h["grpc-timeout"] || h["request-timeout"]) return false;
+    if (
+      !NO_BODY_METHODS.has(req.method ?? "") ||
+      h["transfer-encoding"] ||
+      (h["content-length"] ?? "0") !== "0"
+    )
+      return false;
+    const key = { namespace, name };
+    const config = deps.revisions.lookup(key) as RevisionConfig | undefined | Promise<unknown>;
+    if (config === undefined || config instanceof Promise) return false;
+    if (config.responseStartTimeoutSeconds > 0 || config.idleTimeoutSeconds > 0) return false;
+    const gate = deps.coordinator.gate(key, config);
+    const lease = gate.tryAcquire?.();
+    if (!lease) return false;
+
+    const headers: Record<string, string | string[]> = {};
+    for (const k in h) {
+      const v = h[k];
+      if (v !== undefined && !SKIP_REQUEST.has(k)) headers[k] = v;
+    }
+    for (const c of (typeof h.connection === "string" ? h.connection : "").split(","))
+      delete headers[c.trim().toLowerCase()];
+    if (!headers["k-original-host"] && h.host) headers["k-original-host"] = h.host;
+    headers["k-proxy-request"] = "activator";
+
+    const { clock, reporter } = deps;
+    reporter.requestIn(key, clock.now());
+    const ac = new AbortController();
+    const timer = clock.setTimeout(() => ac.abort(), config.timeoutSeconds * 1000);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clock.clearTimeout(timer);
+      lease.release();
+      reporter.requestOut(key, clock.now());
+    };
+    let started = false;
+    res.once("close", () => {
+      if (!res.writableFinished) ac.abort();
+      finish();
+    });
+    agent.stream(
+      {
+        origin: `http://${lease.dest}`,
+        path: req.url ?? "/",
+        method: req.method as "GET",
+        headers,
+        signal: ac.signal,
+      },
+      ({ statusCode, headers: up }) => {
+        started = true;
+        const out: Record<string, string | string[]> = {};
+        for (const k in up) {
+          const v = up[k];
+          if (v !== undefined && !SKIP_RESPONSE.has(k)) out[k] = v;
+        }
+        res.writeHead(statusCode, out);
+        return res;
+      },
+      (err) => {
+        if (!err) return;
+        if (!started && !ac.signal.aborted) {
+          // No answer yet: let the portable path decide (replay on another pod, or 502).
+          done = true;
+          clock.clearTimeout(timer);
+          lease.release();
+          reporter.requestOut(key, clock.now());
+          gate.reportFailure(lease.dest);
+          slow(req, res);
+          return;
+        }
+        if (!res.headersSent && ac.signal.aborted) {
+          res
+            .writeHead(504, { "content-type": "text/plain; charset=utf-8" })
+            .end("activator request timeout");
+          return;
+        }
+        res.destroy(err);
+      },
+    );
+    return true;
+  };
+}
