@@ -33,7 +33,7 @@ export interface LocalCoordinatorOptions {
   logger?: Logger;
   /** Probe period while some pod is not healthy (Knative 200 ms). */
   probeIntervalMs?: number;
-  /** Probe period while a revision is waking up (default 25 ms: the cold-start latency target). */
+  /** Probe period while a revision is waking up (default 15 ms: the cold-start latency target). */
   activatingIntervalMs?: number;
   /** Per-round probe deadline (Knative 300 ms). */
   probeTimeoutMs?: number;
@@ -129,7 +129,7 @@ class LocalGate implements RevisionGate {
       fetch: o.fetch,
       clock: o.clock,
       intervalMs: o.probeIntervalMs ?? 200,
-      activatingIntervalMs: o.activatingIntervalMs ?? 25,
+      activatingIntervalMs: o.activatingIntervalMs ?? 15,
       timeoutMs: o.probeTimeoutMs ?? 300,
       onHealthy: (dests) => this.#onHealthy(dests),
     });

@@ -34,6 +34,8 @@ export function createFastPath(
   deps: ActivatorDeps,
   agent: Agent,
   slow: (req: IncomingMessage, res: ServerResponse) => void,
+  /** Told when a failed warm forward is handed to the portable path, which sends it to another pod. */
+  onReplay: () => void = () => {},
 ) {
   return function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
     const h = req.headers;
@@ -112,6 +114,7 @@ export function createFastPath(
           lease.release();
           reporter.requestOut(key, clock.now());
           gate.reportFailure(lease.dest);
+          onReplay();
           slow(req, res);
           return;
         }
