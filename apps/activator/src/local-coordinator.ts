@@ -54,15 +54,9 @@ export class LocalCoordinator implements Coordinator {
 
   constructor(opts: LocalCoordinatorOptions) {
     this.#o = opts;
-    this.#activation = new SingleFlightActivator({
-      clock: opts.clock,
-      poke: (rev) => {
-        const [namespace, name] = rev.split("/") as [string, string];
-        opts.scaler?.poke({ namespace, name });
-      },
-      onPokeError: (rev, err) =>
-        opts.logger?.warn("scaler poke failed", { revision: rev, error: String(err) }),
-    });
+    // The gate pokes once per cold period itself (proxied requests wake a revision too), so the
+    // single flight only gathers the /v1/activate waiters.
+    this.#activation = new SingleFlightActivator({ clock: opts.clock, poke: () => {} });
   }
 
   gate(key: RevisionKey, config: RevisionConfig): RevisionGate {
@@ -142,7 +136,7 @@ class LocalGate implements RevisionGate {
   }
 
   async acquire(signal: AbortSignal): Promise<Lease> {
-    if (this.#healthy.length === 0) this.#beginCold();
+    if (this.#usable().length === 0) this.#beginCold();
     const t = await this.rt.acquire(signal);
     const rt = this.rt;
     let done = false;
@@ -179,7 +173,7 @@ class LocalGate implements RevisionGate {
   }
 
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome> {
-    if (this.#healthy.length === 0) this.#beginCold();
+    if (this.#usable().length === 0) this.#beginCold();
     return this.#activation.wait(this.#id, { timeoutMs, signal });
   }
 

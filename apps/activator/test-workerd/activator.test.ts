@@ -96,6 +96,16 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect(await stub.stats()).toMatchObject({ inFlight: 0, leases: 0 });
   });
 
+  it("GET /v1/status reports each revision's counters from its Durable Object", async () => {
+    const r = await exports.default.fetch("http://activator/v1/status");
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { revisions: { name: string; queued: number; coldStarts: number }[] };
+    const cold = body.revisions.find((x) => x.name === "cold");
+    expect(cold?.coldStarts).toBe(1);
+    expect(cold?.queued).toBeGreaterThanOrEqual(1);
+    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "probe"]);
+  });
+
   it("the probe contract holds at the edge too", async () => {
     const r = await exports.default.fetch("http://activator/", {
       headers: { "k-network-probe": "activator" },

@@ -218,6 +218,70 @@ describe("Node activator against real loopback backends", () => {
   });
 });
 
+describe("/v1 API on the Node activator", () => {
+  it("20 concurrent /v1/activate calls share one activation; /v1/watch sees the pod arrive", async () => {
+    const endpoints = new StaticEndpointSource();
+    let pokes = 0;
+    const a = await activator(
+      [],
+      {},
+      {
+        endpoints,
+        scaler: {
+          poke() {
+            pokes++;
+            setTimeout(async () => endpoints.set(KEY, [(await backend()).addr]), 200);
+          },
+        },
+      },
+    );
+    const watch = await fetch(`http://127.0.0.1:${a.port}/v1/watch`);
+    const reader = watch.body!.getReader();
+    const dec = new TextDecoder();
+    let events = "";
+    const first = await reader.read();
+    events += dec.decode(first.value);
+    expect(events).toContain('"endpoints":[],"mode":"proxy"');
+    const calls = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`http://127.0.0.1:${a.port}/v1/activate`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...KEY, timeoutMs: 5000 }),
+        }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { endpoints: string[]; coldStart: boolean; waitedMs: number },
+        })),
+      ),
+    );
+    expect(calls.map((c) => c.status)).toEqual(Array(20).fill(200));
+    expect(pokes).toBe(1);
+    expect(calls[0]!.body.coldStart).toBe(true);
+    expect(calls[0]!.body.endpoints).toHaveLength(1);
+    expect(calls[0]!.body.waitedMs).toBeGreaterThanOrEqual(150);
+    for (let i = 0; i < 20 && !events.includes('"mode":"serve"'); i++)
+      events += dec.decode((await reader.read()).value);
+    expect(events).toContain(`"endpoints":["${calls[0]!.body.endpoints[0]}"],"mode":"serve"`);
+    await reader.cancel();
+    const warm = await fetch(`http://127.0.0.1:${a.port}/v1/activate`, {
+      method: "POST",
+      body: JSON.stringify({ ...KEY, timeoutMs: 5000 }),
+    });
+    expect(await warm.json()).toMatchObject({ coldStart: false, waitedMs: 0 });
+  });
+
+  it("/v1/activate answers 504 with Retry-After when no pod gets ready in time", async () => {
+    const a = await activator([`127.0.0.1:${await freePort()}`]);
+    const r = await fetch(`http://127.0.0.1:${a.port}/v1/activate`, {
+      method: "POST",
+      body: JSON.stringify({ ...KEY, timeoutMs: 300 }),
+    });
+    expect(r.status).toBe(504);
+    expect(r.headers.get("retry-after")).toBe("1");
+    expect(await r.json()).toMatchObject({ error: { code: "ERR_ACTIVATION_TIMEOUT" } });
+  });
+});
+
 describe("stats to the autoscaler", () => {
   it.each([{ transport: "ws" }, { transport: "http" }])(
     "$transport: the cold-start poke at once, then reports every second, as protobuf WireStatMessages",

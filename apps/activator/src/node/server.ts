@@ -109,7 +109,9 @@ export async function startActivator(
   const listener = getRequestListener(app.fetch);
   const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
   const fast = pool
-    ? createFastPath({ revisions, coordinator, forward, clock, reporter }, pool.agent, slow, () => telemetry.replayed())
+    ? createFastPath({ revisions, coordinator, forward, clock, reporter }, pool.agent, slow, () =>
+        telemetry.replayed(),
+      )
     : () => false;
   const server = createServer((req, res) => {
     if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {

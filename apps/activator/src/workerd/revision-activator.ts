@@ -27,6 +27,18 @@ export type ActivateResult =
   | { ok: true; endpoints: string[]; coldStart: boolean; waitedMs: number }
   | { ok: false; code: string; message: string };
 
+/** One revision's edge counters (GET /v1/status on the Worker). */
+export interface RevisionStatus {
+  namespace: string;
+  name: string;
+  queued: number;
+  rejected: number;
+  replayed: number;
+  coldStarts: number;
+  recentColdStartsMs: number[];
+  readyEndpoints: string[];
+}
+
 interface Held {
   tracker: PodTracker;
   expiresAt: number;
@@ -60,6 +72,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   #recent: number[] = [];
   /** Probe rounds run by alarms (tests read it). */
   probeRounds = 0;
+  /** The edge's counters for this revision (the Node activator keeps the same in its Telemetry). */
+  readonly #counts = { queued: 0, rejected: 0, replayed: 0, coldStarts: 0 };
 
   /** Sets identity, limits and the pod list; idempotent (the Worker sends it with every call). */
   configure(key: RevisionKey, config: RevisionConfig, endpoints: string[]): void {
@@ -86,7 +100,10 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   /** Waits here (parked RPC) for a slot on a healthy pod. */
   async acquire(waiterId: string, timeoutMs: number): Promise<AcquireResult> {
     const rt = this.#must();
-    if (this.#healthy.size === 0) await this.#beginCold();
+    if (this.#healthy.size === 0) {
+      this.#counts.queued++;
+      await this.#beginCold();
+    }
     const ac = new AbortController();
     this.#waiters.set(waiterId, ac);
     const timer = setTimeout(() => ac.abort(new DOMException("deadline", "TimeoutError")), timeoutMs);
@@ -98,6 +115,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       return { ok: true, leaseId, dest: tracker.dest, snapshot: this.snapshot() };
     } catch (err) {
       const code = (err as { code?: string }).code ?? "ERR_CANCELLED";
+      if (code === "ERR_QUEUE_FULL" || code === "ERR_DEADLINE") this.#counts.rejected++;
       return { ok: false, code, message: (err as Error).message, snapshot: this.snapshot() };
     } finally {
       clearTimeout(timer);
@@ -120,6 +138,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
 
   /** A forward failed with no answer: drop the pod from the healthy set and probe again now. */
   async reportFailure(dest: string): Promise<void> {
+    this.#counts.replayed++;
     if (!this.#healthy.delete(dest)) return;
     this.#publish();
     await this.#schedule(0);
@@ -147,6 +166,17 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       endpoints: [...this.#healthy].sort(),
       recentColdStartsMs: [...this.#recent],
       lastColdStart: this.#last,
+    };
+  }
+
+  /** The revision's counters in the shape of the Node activator's `/v1/status`. */
+  status(): RevisionStatus {
+    return {
+      namespace: this.#key?.namespace ?? "",
+      name: this.#key?.name ?? "",
+      ...this.#counts,
+      recentColdStartsMs: [...this.#recent],
+      readyEndpoints: [...this.#healthy].sort(),
     };
   }
 
@@ -219,6 +249,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       const ms = now - this.#coldSince;
       this.#last = { beganAt: this.#coldSince, scaleMs: 0, readyMs: ms };
       this.#recent.push(ms);
+      this.#counts.coldStarts++;
       if (this.#recent.length > 20) this.#recent.shift();
       this.#coldSince = undefined;
     }

@@ -1,4 +1,5 @@
 import { systemClock } from "@thaw/clock";
+import { checkBearer } from "../api/auth.js";
 import { createActivatorApp } from "../app.js";
 import { createFetchForwarder } from "../fetch-forwarder.js";
 import type { RevisionKey } from "../ports.js";
@@ -34,6 +35,24 @@ export const worker = {
       })),
     );
     const endpointsFor = (k: RevisionKey) => byId.get(`${k.namespace}/${k.name}`)?.endpoints ?? [];
+    const url = new URL(request.url);
+    if (
+      request.method === "GET" &&
+      url.pathname === "/v1/status" &&
+      !request.headers.has("knative-serving-revision")
+    ) {
+      const denied = checkBearer(request.headers, env.ACTIVATOR_TOKEN || undefined);
+      if (denied) return denied;
+      // Per revision, from its Durable Object: the edge has no process-wide counters.
+      const revisionsStatus = await Promise.all(
+        revisions.map(async ({ endpoints: eps, namespace, name, ...config }) => {
+          const stub = env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`${namespace}/${name}`));
+          await stub.configure({ namespace, name }, config, eps);
+          return stub.status();
+        }),
+      );
+      return Response.json({ revisions: revisionsStatus });
+    }
     const { app } = createActivatorApp({
       revisions: directory,
       coordinator: new DoCoordinator(env, endpointsFor, (p) => ctx.waitUntil(p)),
