@@ -20,9 +20,11 @@ export default defineConfig({
               rev("cold", { timeoutSeconds: 20 }),
               rev("probe"),
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
+              rev("decide", { containerConcurrency: 1 }),
             ]),
             SCALER_WEBHOOK: `http://${origin}/__control/poke`,
             ACTIVATOR_TOKEN: "",
+            EDGE_DECIDER: "true",
           },
         },
       };

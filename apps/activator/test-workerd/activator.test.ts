@@ -9,6 +9,7 @@ const control = async (what: string) =>
     started: boolean;
     pokes: number;
     requests: number;
+    scales: { name: string; replicas: number }[];
   };
 const stubFor = (name: string) =>
   env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`default/${name}`));
@@ -80,6 +81,11 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect(first.ok).toBe(true);
     const second = stub.acquire("w2", 60_000);
     const third = stub.acquire("w3", 60_000);
+    // RPCs issued together may arrive in any order: let both waiters park before the fourth comes.
+    await vi.waitFor(async () => expect((await stub.stats()).waiting).toBe(2), {
+      timeout: 5000,
+      interval: 10,
+    });
     const fourth = await stub.acquire("w4", 5000);
     expect(fourth).toMatchObject({
       ok: false,
@@ -96,6 +102,32 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect(await stub.stats()).toMatchObject({ inFlight: 0, leases: 0 });
   });
 
+  it("edge decider: load waiting in the Durable Object scales the revision up through the webhook", async () => {
+    await control("start");
+    const stub = stubFor("decide");
+    await stub.configure(
+      { namespace: "default", name: "decide" },
+      { ...defaultRevisionConfig, containerConcurrency: 1 },
+      [origin()],
+    );
+    for (let i = 0; i < 50 && (await stub.snapshot()).endpoints.length === 0; i++) {
+      await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const first = await stub.acquire("d0", 60_000);
+    expect(first.ok).toBe(true);
+    // Four more wait behind the one slot: five requests in the revision.
+    const waiting = ["d1", "d2", "d3", "d4"].map((id) => stub.acquire(id, 60_000));
+    await new Promise((r) => setTimeout(r, 300));
+    const desired = await stub.decide();
+    expect(desired).toBeGreaterThan(1);
+    expect(await stub.scaleHistory()).toEqual([desired]);
+    expect((await control("state")).scales).toContainEqual({ name: "decide", replicas: desired });
+    for (const id of ["d1", "d2", "d3", "d4"]) await stub.cancel(id);
+    await Promise.all(waiting);
+    if (first.ok) await stub.release(first.leaseId);
+  });
+
   it("GET /v1/status reports each revision's counters from its Durable Object", async () => {
     const r = await exports.default.fetch("http://activator/v1/status");
     expect(r.status).toBe(200);
@@ -103,7 +135,7 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     const cold = body.revisions.find((x) => x.name === "cold");
     expect(cold?.coldStarts).toBe(1);
     expect(cold?.queued).toBeGreaterThanOrEqual(1);
-    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "probe"]);
+    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe"]);
   });
 
   it("the probe contract holds at the edge too", async () => {

@@ -9,4 +9,6 @@ export interface WorkerEnv {
   ACTIVATOR_TOKEN?: string;
   /** Called (POST JSON {namespace, name, minReplicas}) when a revision must wake up. */
   SCALER_WEBHOOK?: string;
+  /** "true": run the KPA decider in each revision's Durable Object and POST {namespace, name, replicas} to SCALER_WEBHOOK. */
+  EDGE_DECIDER?: string;
 }

@@ -7,6 +7,7 @@ import {
   SingleFlightActivator,
 } from "@thaw/activation";
 import { systemClock } from "@thaw/clock";
+import { EdgeScaling } from "../edge-scaling.js";
 import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
 import type { WorkerEnv } from "./env.js";
 
@@ -48,6 +49,8 @@ interface Held {
 const ACTIVATING_PROBE_MS = 50;
 const PROBE_MS = 200;
 const PROBE_TIMEOUT_MS = 300;
+/** The decider's tick (Knative's 2 s). */
+const TICK_MS = 2000;
 
 /**
  * One revision's coordinator at the edge: the throttler state (@thaw/activation's RevisionThrottler), backend
@@ -70,6 +73,11 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   #coldSince: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
+  #scaling: EdgeScaling | undefined;
+  #nextTick = 0;
+  #desired = 0;
+  /** Replica counts sent to the scaler by the edge decider. */
+  readonly #scaledTo: number[] = [];
   /** Probe rounds run by alarms (tests read it). */
   probeRounds = 0;
   /** The edge's counters for this revision (the Node activator keeps the same in its Telemetry). */
@@ -86,6 +94,10 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       this.#rt.updateDestinations([...this.#healthy].sort());
     }
     this.#config = config;
+    if (this.env.EDGE_DECIDER === "true" && !this.#scaling) {
+      this.#scaling = new EdgeScaling(this.#id(), config.containerConcurrency, Date.now());
+      this.#nextTick = Date.now() + TICK_MS;
+    }
     if (endpoints.join(",") !== this.#endpoints.join(",")) this.setEndpoints(endpoints);
   }
 
@@ -104,6 +116,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       this.#counts.queued++;
       await this.#beginCold();
     }
+    this.#scaling?.requestIn(Date.now());
+    if (this.#scaling) await this.#schedule(Math.max(0, this.#nextTick - Date.now()));
     const ac = new AbortController();
     this.#waiters.set(waiterId, ac);
     const timer = setTimeout(() => ac.abort(new DOMException("deadline", "TimeoutError")), timeoutMs);
@@ -116,6 +130,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     } catch (err) {
       const code = (err as { code?: string }).code ?? "ERR_CANCELLED";
       if (code === "ERR_QUEUE_FULL" || code === "ERR_DEADLINE") this.#counts.rejected++;
+      this.#scaling?.requestOut(Date.now());
       return { ok: false, code, message: (err as Error).message, snapshot: this.snapshot() };
     } finally {
       clearTimeout(timer);
@@ -134,6 +149,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (!held || !this.#rt) return;
     this.#leases.delete(leaseId);
     this.#rt.release(held.tracker);
+    this.#scaling?.requestOut(Date.now());
   }
 
   /** A forward failed with no answer: drop the pod from the healthy set and probe again now. */
@@ -213,17 +229,37 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       this.#healthy = result.healthy;
       this.#publish();
     }
+    if (this.#scaling && Date.now() >= this.#nextTick) await this.decide();
+    const now2 = Date.now();
     const probing = this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length;
-    const next = probing
-      ? this.#coldSince !== undefined
-        ? ACTIVATING_PROBE_MS
-        : PROBE_MS
-      : this.#leases.size > 0
-        ? 10_000
-        : -1;
-    if (next >= 0) await this.ctx.storage.setAlarm(Date.now() + next);
+    const due: number[] = [];
+    if (probing) due.push(now2 + (this.#coldSince !== undefined ? ACTIVATING_PROBE_MS : PROBE_MS));
+    if (this.#leases.size > 0) due.push(now2 + 10_000);
+    if (this.#scaling && (this.#desired > 0 || this.#leases.size > 0 || this.#waiters.size > 0))
+      due.push(this.#nextTick);
+    if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
   }
 
+  /** One decider tick now (alarms run it every 2 s while the revision is active); tells the scaler of changes. */
+  async decide(): Promise<number> {
+    if (!this.#scaling) return this.#desired;
+    const now = Date.now();
+    this.#nextTick = now + TICK_MS;
+    const t = this.#scaling.tick(now, this.#healthy.size);
+    this.#desired = t.desired;
+    if (t.changed) {
+      this.#scaledTo.push(t.desired);
+      await this.#webhook({ replicas: t.desired }).catch((err: unknown) =>
+        console.warn("thaw: scaler webhook failed", String(err)),
+      );
+    }
+    return t.desired;
+  }
+
+  /** Replica counts the edge decider has sent, oldest first. */
+  scaleHistory(): number[] {
+    return [...this.#scaledTo];
+  }
   async #schedule(inMs: number): Promise<void> {
     const at = Date.now() + inMs;
     const cur = await this.ctx.storage.getAlarm();
@@ -255,13 +291,17 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     }
   }
 
-  async #poke(): Promise<void> {
+  #poke(): Promise<void> {
+    return this.#webhook({ minReplicas: 1 });
+  }
+
+  async #webhook(body: { minReplicas: number } | { replicas: number }): Promise<void> {
     const url = this.env.SCALER_WEBHOOK;
     if (!url || !this.#key) return;
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ namespace: this.#key.namespace, name: this.#key.name, minReplicas: 1 }),
+      body: JSON.stringify({ namespace: this.#key.namespace, name: this.#key.name, ...body }),
     });
     await res.body?.cancel();
     if (!res.ok) throw new Error(`scaler webhook answered ${res.status}`);
