@@ -98,6 +98,7 @@ class LocalGate implements RevisionGate {
   readonly #unsubscribe: () => void;
   readonly #notify: (eps: string[]) => void;
   #healthy: string[] = [];
+  #notified = "";
   /** Pods that failed a forward: kept out until a direct probe passes again. */
   #suspects = new Map<string, TimerHandle | undefined>();
   #coldSince: number | undefined;
@@ -224,7 +225,12 @@ class LocalGate implements RevisionGate {
     this.rt.updateDestinations(usable);
     this.#activation.update(this.#id, usable);
     if (usable.length > 0 && this.#coldSince !== undefined) this.#endCold();
-    this.#notify(usable);
+    // Watchers hear about changes only (the first probe round of an empty revision is not one).
+    const joined = usable.join(",");
+    if (joined !== this.#notified) {
+      this.#notified = joined;
+      this.#notify(usable);
+    }
   }
 
   #endCold(): void {
