@@ -8,7 +8,7 @@ import type {
   RevisionKey,
 } from "../ports.js";
 import type { WorkerEnv } from "./env.js";
-import type { GateSnapshot } from "./revision-activator.js";
+import type { GateSnapshot } from "./rpc-types.js";
 
 class CodedError extends Error {
   constructor(
