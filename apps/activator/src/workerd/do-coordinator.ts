@@ -8,7 +8,7 @@ import type {
   RevisionKey,
 } from "../ports.js";
 import type { WorkerEnv } from "./env.js";
-import type { GateSnapshot } from "./rpc-types.js";
+import type { GateSnapshot, RevisionSetup } from "./rpc-types.js";
 
 class CodedError extends Error {
   constructor(
@@ -26,7 +26,7 @@ class CodedError extends Error {
 class DoGate implements RevisionGate {
   #snap: GateSnapshot = { endpoints: [], recentColdStartsMs: [], lastColdStart: undefined };
   readonly #stub: DurableObjectStub<import("./revision-activator.js").RevisionActivator>;
-  readonly #ready: Promise<void>;
+  readonly #setup: RevisionSetup;
   readonly #timeoutMs: number;
 
   readonly #waitUntil: (p: Promise<unknown>) => void;
@@ -42,17 +42,16 @@ class DoGate implements RevisionGate {
     this.#stub = env.REVISION_ACTIVATOR.get(
       env.REVISION_ACTIVATOR.idFromName(`${key.namespace}/${key.name}`),
     );
-    this.#ready = this.#stub.configure(key, config, endpoints);
+    this.#setup = { key, config, endpoints };
     this.#timeoutMs = config.timeoutSeconds * 1000;
   }
 
   async acquire(signal: AbortSignal): Promise<Lease> {
-    await this.#ready;
     const waiterId = crypto.randomUUID();
     const onAbort = () => this.#waitUntil(this.#stub.cancel(waiterId));
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const r = await this.#stub.acquire(waiterId, this.#timeoutMs);
+      const r = await this.#stub.acquire(waiterId, this.#timeoutMs, this.#setup);
       this.#snap = r.snapshot;
       if (signal.aborted) {
         if (r.ok) this.#waitUntil(this.#stub.release(r.leaseId));
@@ -81,8 +80,7 @@ class DoGate implements RevisionGate {
   }
 
   async activate(timeoutMs: number): Promise<ActivationOutcome> {
-    await this.#ready;
-    const r = await this.#stub.activate(timeoutMs);
+    const r = await this.#stub.activate(timeoutMs, this.#setup);
     if (!r.ok) throw new CodedError(r.code, r.message);
     return { endpoints: r.endpoints, coldStart: r.coldStart, waitedMs: r.waitedMs };
   }

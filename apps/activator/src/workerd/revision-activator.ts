@@ -10,7 +10,13 @@ import { systemClock } from "@thaw/clock";
 import { EdgeScaling } from "../edge-scaling.js";
 import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
 import type { WorkerEnv } from "./env.js";
-import type { AcquireResult, ActivateResult, GateSnapshot, RevisionStatus } from "./rpc-types.js";
+import type {
+  AcquireResult,
+  ActivateResult,
+  GateSnapshot,
+  RevisionSetup,
+  RevisionStatus,
+} from "./rpc-types.js";
 
 interface Held {
   tracker: PodTracker;
@@ -82,7 +88,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   }
 
   /** Waits here (parked RPC) for a slot on a healthy pod. */
-  async acquire(waiterId: string, timeoutMs: number): Promise<AcquireResult> {
+  async acquire(waiterId: string, timeoutMs: number, setup?: RevisionSetup): Promise<AcquireResult> {
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
     const rt = this.#must();
     if (this.#healthy.size === 0) {
       this.#counts.queued++;
@@ -133,7 +140,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   }
 
   /** Single-flight wait for >= 1 healthy pod (POST /v1/activate). */
-  async activate(timeoutMs: number): Promise<ActivateResult> {
+  async activate(timeoutMs: number, setup?: RevisionSetup): Promise<ActivateResult> {
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
     if (!this.#key) throw new Error("RevisionActivator.activate before configure");
     if (this.#healthy.size === 0) await this.#beginCold();
     try {

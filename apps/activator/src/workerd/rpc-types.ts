@@ -1,4 +1,11 @@
-import type { ColdStartPhases } from "../ports.js";
+import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
+
+/** Identity, limits and pods, sent along with each call so a fresh object needs no extra round trip. */
+export interface RevisionSetup {
+  key: RevisionKey;
+  config: RevisionConfig;
+  endpoints: string[];
+}
 
 /** What the Worker gets back from `acquire`. */
 export type AcquireResult =

@@ -8,11 +8,20 @@ import { StaticDirectory } from "../static-sources.js";
 import { DoCoordinator } from "./do-coordinator.js";
 import type { WorkerEnv } from "./env.js";
 
+type Parsed = { revisions: StaticRevision[]; issues: ConfigIssue[] };
+/** Parsed REVISIONS bindings by their text: an isolate parses its configuration once, not per request. */
+const parsedByText = new Map<string, Parsed>();
+
 /** Revisions parsed from the REVISIONS binding; a bad binding answers 500 with every issue. */
-function readRevisions(env: WorkerEnv): { revisions: StaticRevision[]; issues: ConfigIssue[] } {
-  const issues: ConfigIssue[] = [];
-  const revisions = parseRevisions(env.REVISIONS, "REVISIONS", issues);
-  return { revisions, issues };
+function readRevisions(env: WorkerEnv): Parsed {
+  const text = env.REVISIONS ?? "";
+  let parsed = parsedByText.get(text);
+  if (!parsed) {
+    const issues: ConfigIssue[] = [];
+    parsed = { revisions: parseRevisions(text, "REVISIONS", issues), issues };
+    parsedByText.set(text, parsed);
+  }
+  return parsed;
 }
 
 /** The activator Worker: the portable app with Durable-Object gates and a fetch forwarder. */
