@@ -21,6 +21,6 @@ export function createFetchForwarder(fetchFn: typeof fetch = fetch, scheme = "ht
       if (req.signal.aborted) throw req.signal.reason;
       throw new UpstreamError(err instanceof Error ? err.message : String(err), true);
     }
-    return { status: res.status, headers: res.headers, body: res.body };
+    return { status: res.status, headers: res.headers, body: res.body, raw: res };
   };
 }

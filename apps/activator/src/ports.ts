@@ -66,6 +66,8 @@ export interface UpstreamResponse {
   headers: Headers;
   /** Bytes when the forwarder read a small, complete body already (cheaper than a stream). */
   body: ReadableStream<Uint8Array> | Uint8Array | null;
+  /** The runtime's own Response, when it carries more than status/headers/body (a Workers 101 + webSocket). */
+  raw?: Response;
 }
 
 /** Thrown by a `Forwarder` when no answer came; `sent` tells whether request bytes may have reached the pod. */

@@ -56,6 +56,12 @@ export async function proxyRequest(
   });
   const url = new URL(req.url);
   const headers = stripHopByHop(activatorForwardHeaders(req.headers, req.headers.get("host") ?? url.host));
+  // A websocket handshake keeps its Upgrade (Workers forward it through fetch; Node splices sockets instead).
+  const upgrade = req.headers.get("upgrade");
+  if (upgrade?.toLowerCase() === "websocket") {
+    headers.set("upgrade", upgrade);
+    headers.set("connection", "Upgrade");
+  }
   const cold = gate.readyEndpoints().length === 0;
   try {
     const body =
@@ -96,6 +102,13 @@ export async function proxyRequest(
         continue;
       }
       timer.started();
+      if (upstream.status === 101 && upstream.raw) {
+        // The socket now belongs to the client and the pod; the slot is not held for its lifetime.
+        timer.done();
+        lease.release();
+        out();
+        return upstream.raw;
+      }
       const h = stripHopByHop(new Headers(upstream.headers));
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));

@@ -138,6 +138,32 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe"]);
   });
 
+  it("a websocket upgrade passes through the Worker to the pod", async () => {
+    await control("start");
+    const r = await exports.default.fetch("http://activator/ws", {
+      headers: {
+        upgrade: "websocket",
+        "knative-serving-namespace": "default",
+        "knative-serving-revision": "cold",
+      },
+    });
+    expect(r.status).toBe(101);
+    const ws = r.webSocket;
+    if (!ws) throw new Error("no webSocket on the 101 answer");
+    ws.accept();
+    const got: string[] = [];
+    const two = new Promise<void>((resolve) =>
+      ws.addEventListener("message", (e) => {
+        got.push(String(e.data));
+        if (got.length === 2) resolve();
+      }),
+    );
+    ws.send("ping");
+    await two;
+    expect(got).toEqual(["hello activator", "ping"]);
+    ws.close(1000);
+  });
+
   it("the probe contract holds at the edge too", async () => {
     const r = await exports.default.fetch("http://activator/", {
       headers: { "k-network-probe": "activator" },

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
 
 /** What the fake webhook and pod have seen. */
 interface OriginState {
@@ -51,6 +52,13 @@ export async function startOrigin(): Promise<{ port: number; server: Server }> {
       );
     });
   });
+  // Websocket pods: greet with the proxy marker the activator adds, then echo.
+  const wss = new WebSocketServer({ server });
+  wss.on("connection", (ws, req) => {
+    ws.send(`hello ${req.headers["k-proxy-request"] ?? ""}`);
+    ws.on("message", (m, binary) => ws.send(m, { binary }));
+  });
+  server.on("close", () => wss.close());
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { port: (server.address() as AddressInfo).port, server };
 }

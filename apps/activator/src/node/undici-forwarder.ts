@@ -40,7 +40,8 @@ export function createUndiciForwarder(opts: PoolOptions = {}): {
   const forward: Forwarder = async (dest, req) => {
     const headers: Record<string, string> = {};
     req.headers.forEach((v, k) => {
-      headers[k] = v;
+      // Upgrades are spliced at the socket level on Node; undici refuses these headers on a plain request.
+      if (k !== "upgrade" && k !== "connection") headers[k] = v;
     });
     const body =
       req.body === null
