@@ -201,6 +201,43 @@ describe("Node activator against real loopback backends", () => {
     expect(b.seen[1]!.headers["k-original-host"]).toBe(`127.0.0.1:${a.port}`);
   });
 
+  it.each([
+    { name: "warm path (GET)", method: "GET", body: undefined },
+    { name: "portable path (POST with a body)", method: "POST", body: "x" },
+  ])(
+    "504 activator request timeout when the pod does not answer in time: $name",
+    async ({ method, body }) => {
+      const b = await backend(() => {
+        // never answers
+      });
+      const a = await activator([b.addr], { timeoutSeconds: 1 });
+      await waitFor(async () => {
+        const r = await fetch(`http://127.0.0.1:${a.port}/`, { headers: { "k-network-probe": "activator" } });
+        return r.status === 200;
+      });
+      // Let the prober admit the pod, then time one request out.
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = Date.now();
+      const r = await fetch(`http://127.0.0.1:${a.port}/slow`, { method, headers: REV, body });
+      expect(r.status).toBe(504);
+      expect(await r.text()).toBe("activator request timeout");
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    },
+  );
+
+  it("HEAD on the warm path answers headers only", async () => {
+    const b = await backend((req, res) => {
+      res.writeHead(200, { "content-length": "5", "x-h": "1" });
+      res.end(req.method === "HEAD" ? undefined : "hello");
+    });
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === 200);
+    const r = await fetch(`http://127.0.0.1:${a.port}/h`, { method: "HEAD", headers: REV });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-h")).toBe("1");
+    expect(await r.text()).toBe("");
+  });
+
   it("SSE streams through event by event", async () => {
     let push: (s: string) => void = () => {};
     const b = await backend((_req, res) => {
