@@ -164,6 +164,7 @@ async function activation() {
       autoscalerUrl: undefined,
       podName: "bench",
       drainDelayMs: 0,
+      drainTimeoutMs: 1000,
       metricsPath: "/metrics",
       revisions: [],
     },

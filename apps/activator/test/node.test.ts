@@ -35,6 +35,7 @@ async function activator(
       autoscalerUrl,
       podName: "test-activator",
       drainDelayMs: 0,
+      drainTimeoutMs: 1000,
       metricsPath: "/metrics",
       revisions: [rev],
     },
@@ -373,6 +374,28 @@ describe("stats to the autoscaler", () => {
       expect(frames[1]!.messages[0]).toMatchObject({ namespace: KEY.namespace, name: KEY.name });
     },
   );
+});
+
+describe("drain", () => {
+  it("a stream still open when the drain timeout passes is cut, and drain() returns", async () => {
+    const b = await backend((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: first\n\n");
+    });
+    const a = await activator([b.addr]);
+    await waitFor(async () => {
+      const r = await fetch(`http://127.0.0.1:${a.port}/`, { headers: { "k-network-probe": "activator" } });
+      return r.status === 200;
+    });
+    const r = await fetch(`http://127.0.0.1:${a.port}/events`, { headers: REV });
+    const reader = r.body!.getReader();
+    await reader.read();
+    const t0 = Date.now();
+    await a.drain(); // drainDelayMs 0, drainTimeoutMs 1000
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await expect(reader.read()).rejects.toThrow();
+  });
 });
 
 describe("thaw-activator bin", () => {

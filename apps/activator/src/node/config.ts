@@ -13,6 +13,8 @@ export interface ActivatorConfig {
   podName: string;
   /** Time between SIGTERM (probe starts failing) and closing the listener. */
   drainDelayMs: number;
+  /** Longest wait for in-flight requests and websockets after the listener closed. */
+  drainTimeoutMs: number;
   /** Path of Prometheus metrics on the activator port. */
   metricsPath: string;
   revisions: StaticRevision[];
@@ -27,6 +29,7 @@ const FLAGS: Record<string, string> = {
   "--autoscaler": "THAW_AUTOSCALER_URL",
   "--pod-name": "THAW_POD_NAME",
   "--drain-delay-ms": "THAW_DRAIN_DELAY_MS",
+  "--drain-timeout-ms": "THAW_DRAIN_TIMEOUT_MS",
   "--revisions": "THAW_REVISIONS",
   "--revisions-file": "THAW_REVISIONS_FILE",
 };
@@ -90,6 +93,7 @@ export function readConfig(
     autoscalerUrl,
     podName: vals.THAW_POD_NAME || vals.HOSTNAME || "thaw-activator",
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
+    drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
     metricsPath: "/metrics",
     revisions,
   };

@@ -125,7 +125,10 @@ export async function startActivator(
     slow(req, res);
   });
   server.keepAliveTimeout = 65_000;
+  const upgraded = new Set<import("node:stream").Duplex>();
   server.on("upgrade", (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
     void handleUpgrade(req, socket, head, {
       revisions,
       coordinator,
@@ -137,7 +140,9 @@ export async function startActivator(
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  const shutdown = async () => {
+  let shut: Promise<void> | undefined;
+  const shutdown = () => (shut ??= stopParts());
+  const stopParts = async () => {
     reporter.stop();
     coordinator.close();
     pump?.close();
@@ -158,8 +163,22 @@ export async function startActivator(
       await clock.sleep(config.drainDelayMs);
       // Keep-alive sockets would hold close() open: idle ones close now, busy ones after their response.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
-      await closeServer();
+      // Streams (SSE, long polls) and spliced websockets could hold the process forever: cap the wait.
+      const capped = new AbortController();
+      const timeout = clock.sleep(config.drainTimeoutMs, capped.signal).then(
+        () => "timeout" as const,
+        () => "done" as const,
+      );
+      const outcome = await Promise.race([closeServer().then(() => "done" as const), timeout]);
+      capped.abort();
       clearInterval(idle);
+      if (outcome === "timeout") {
+        o.logger?.warn("drain timeout: closing the remaining connections", {
+          afterMs: config.drainTimeoutMs,
+        });
+        server.closeAllConnections();
+        for (const s of upgraded) s.destroy();
+      }
       await shutdown();
     },
     async close() {
