@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Agent } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
 
 const SKIP_REQUEST = new Set([
@@ -72,9 +72,14 @@ export function createFastPath(
 
     const { clock, reporter } = deps;
     reporter.requestIn(key, clock.now());
-    const ac = new AbortController();
-    const timer = clock.setTimeout(() => ac.abort(), config.timeoutSeconds * 1000);
+    let controller: Dispatcher.DispatchController | undefined;
+    let expired = false;
     let done = false;
+    let started = false;
+    const timer = clock.setTimeout(() => {
+      expired = true;
+      controller?.abort(new Error("activator request timeout"));
+    }, config.timeoutSeconds * 1000);
     const finish = () => {
       if (done) return;
       done = true;
@@ -82,49 +87,52 @@ export function createFastPath(
       lease.release();
       reporter.requestOut(key, clock.now());
     };
-    let started = false;
     res.once("close", () => {
-      if (!res.writableFinished) ac.abort();
+      if (!res.writableFinished) controller?.abort(new Error("client went away"));
       finish();
     });
-    agent.stream(
+    agent.dispatch(
+      { origin: `http://${lease.dest}`, path: req.url ?? "/", method: req.method as "GET", headers },
       {
-        origin: `http://${lease.dest}`,
-        path: req.url ?? "/",
-        method: req.method as "GET",
-        headers,
-        signal: ac.signal,
-      },
-      ({ statusCode, headers: up }) => {
-        started = true;
-        const out: Record<string, string | string[]> = {};
-        for (const k in up) {
-          const v = up[k];
-          if (v !== undefined && !SKIP_RESPONSE.has(k)) out[k] = v;
-        }
-        res.writeHead(statusCode, out);
-        return res;
-      },
-      (err) => {
-        if (!err) return;
-        if (!started && !ac.signal.aborted) {
-          // No answer yet: let the portable path decide (replay on another pod, or 502).
-          done = true;
-          clock.clearTimeout(timer);
-          lease.release();
-          reporter.requestOut(key, clock.now());
-          gate.reportFailure(lease.dest);
-          onReplay();
-          slow(req, res);
-          return;
-        }
-        if (!res.headersSent && ac.signal.aborted) {
-          res
-            .writeHead(504, { "content-type": "text/plain; charset=utf-8" })
-            .end("activator request timeout");
-          return;
-        }
-        res.destroy(err);
+        onRequestStart(c) {
+          controller = c;
+        },
+        onResponseStart(_c, statusCode, up) {
+          started = true;
+          const out: Record<string, string | string[]> = {};
+          for (const k in up) {
+            const v = up[k];
+            if (v !== undefined && !SKIP_RESPONSE.has(k)) out[k] = v;
+          }
+          res.writeHead(statusCode, out);
+        },
+        onResponseData(c, chunk) {
+          // Back-pressure: a slow client pauses the pod's body instead of buffering it here.
+          if (!res.write(chunk)) {
+            c.pause();
+            res.once("drain", () => c.resume());
+          }
+        },
+        onResponseEnd() {
+          res.end();
+          finish();
+        },
+        onResponseError(_c, err) {
+          if (!started && !expired && !res.destroyed) {
+            // No answer yet: let the portable path decide (replay on another pod, or 502).
+            finish();
+            gate.reportFailure(lease.dest);
+            onReplay();
+            slow(req, res);
+            return;
+          }
+          if (!started && expired) {
+            res
+              .writeHead(504, { "content-type": "text/plain; charset=utf-8" })
+              .end("activator request timeout");
+          } else res.destroy(err);
+          finish();
+        },
       },
     );
     return true;
