@@ -96,6 +96,17 @@ describe("LocalCoordinator (over @thaw/activation)", () => {
     expect(await caught).toBe("ERR_DEADLINE");
   });
 
+  it("/v1/activate waiters are bounded by maxQueue", async () => {
+    const { clock, coordinator } = setup();
+    const gate = coordinator.gate(KEY, { ...CONFIG, maxQueue: 2 });
+    const waits = [gate.activate(1000), gate.activate(1000)].map((p) =>
+      p.catch((e: { code?: string }) => e.code),
+    );
+    await expect(gate.activate(1000)).rejects.toMatchObject({ code: "ERR_QUEUE_FULL" });
+    await clock.advance(1000);
+    expect(await Promise.all(waits)).toEqual(["ERR_DEADLINE", "ERR_DEADLINE"]);
+  });
+
   it("tells watchers about endpoint changes", async () => {
     const { clock, up, endpoints, coordinator } = setup();
     const seen: string[][] = [];

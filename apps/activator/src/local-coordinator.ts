@@ -63,6 +63,7 @@ export class LocalCoordinator implements Coordinator {
       g.rt = rt;
       rt.updateDestinations(g.readyEndpoints());
     }
+    g.maxQueue = config.maxQueue;
     return g;
   }
 

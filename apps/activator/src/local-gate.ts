@@ -1,6 +1,7 @@
 import {
   BackendProber,
   probeDestination,
+  QueueFullError,
   type RevisionThrottler,
   type SingleFlightActivator,
 } from "@thaw/activation";
@@ -29,6 +30,8 @@ export class LocalGate implements RevisionGate {
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
   rt: RevisionThrottler;
+  /** Bound on /v1/activate waiters, like the throttler's queue for proxied requests. */
+  maxQueue = Number.POSITIVE_INFINITY;
 
   constructor(
     key: RevisionKey,
@@ -98,6 +101,7 @@ export class LocalGate implements RevisionGate {
 
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome> {
     if (this.#usable().length === 0) this.#beginCold();
+    if (this.#activation.waiting(this.#id) >= this.maxQueue) return Promise.reject(new QueueFullError());
     return this.#activation.wait(this.#id, { timeoutMs, signal });
   }
 

@@ -365,6 +365,25 @@ describe("/v1 API", () => {
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe("ERR_ACTIVATION_TIMEOUT");
   });
 
+  it("503 ERR_QUEUE_FULL with Retry-After when too many callers wait", async () => {
+    const { app, gate } = setup({ config: { maxQueue: 1 } });
+    gate.coldStarts = [1200];
+    const first = app.request(
+      "http://a/v1/activate",
+      activate({ namespace: "default", name: "hello-00001", timeoutMs: 5000 }),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const r = await app.request(
+      "http://a/v1/activate",
+      activate({ namespace: "default", name: "hello-00001", timeoutMs: 5000 }),
+    );
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("2");
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe("ERR_QUEUE_FULL");
+    gate.setReady(["p:1"]);
+    expect((await first).status).toBe(200);
+  });
+
   it("/v1/watch sends the known revisions, then changes, then pings", async () => {
     const { app, gate, clock } = setup();
     const r = await app.request("http://a/v1/watch");

@@ -43,6 +43,10 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
         },
       );
     }
-    return apiError(code ?? ErrorCode.ERR_CANCELLED, err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === ErrorCode.ERR_QUEUE_FULL) {
+      return apiError(code, message, { "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())) });
+    }
+    return apiError(code ?? ErrorCode.ERR_CANCELLED, message);
   }
 }

@@ -144,6 +144,9 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (setup) this.configure(setup.key, setup.config, setup.endpoints);
     if (!this.#key) throw new Error("RevisionActivator.activate before configure");
     if (this.#healthy.size === 0) await this.#beginCold();
+    if (this.#flight.waiting(this.#id()) >= (this.#config?.maxQueue ?? Number.POSITIVE_INFINITY)) {
+      return { ok: false, code: "ERR_QUEUE_FULL", message: "pending request queue full" };
+    }
     try {
       const r = await this.#flight.wait(this.#id(), { timeoutMs });
       return { ok: true, ...r };
