@@ -1,0 +1,105 @@
+import { Header } from "@thaw/protocol";
+import type { HookRequest } from "./request-view.js";
+import type { RevisionRef } from "./revision.js";
+
+/**
+ * Finds the revision a request is for. `trust: "route"` resolvers read headers that a client could also
+ * send, so the hook consults them only when the route proved it set them (see route-trust.ts).
+ */
+export interface Resolver {
+  readonly name: string;
+  readonly trust: "route" | "any";
+  resolve(req: HookRequest): RevisionRef | undefined;
+}
+
+/** Knative-Serving-Namespace / Knative-Serving-Revision set by the route (proxy_set_header, Envoy route headers). */
+export function routeHeadersResolver(): Resolver {
+  return {
+    name: "route-headers",
+    trust: "route",
+    resolve(req) {
+      const namespace = req.headers.get(Header.namespace);
+      const name = req.headers.get(Header.revision);
+      return namespace && name ? { namespace, name } : undefined;
+    },
+  };
+}
+
+/**
+ * Istio's `x-envoy-decorator-operation`, e.g. `hello-00001.default.svc.cluster.local:80/*`: the first DNS
+ * label is the revision's service, the second its namespace (the seed's Lua pattern, without its crash on
+ * a missing header).
+ */
+export function envoyDecoratorResolver(): Resolver {
+  return {
+    name: "envoy-decorator",
+    trust: "route",
+    resolve(req) {
+      const op = req.headers.get(Header.envoyDecoratorOperation);
+      if (!op) return undefined;
+      const host = op.split(/[:/]/, 1)[0] ?? "";
+      const labels = host.split(".");
+      const name = labels[0];
+      const namespace = labels[1];
+      if (!name || !namespace || labels.length < 2) return undefined;
+      return { namespace, name };
+    },
+  };
+}
+
+/** One row of the host/path table: the shape of a thaw.config.yaml service. */
+export interface ServiceRoute {
+  name: string;
+  namespace: string;
+  hosts: string[];
+  /** Optional path prefixes; none means every path of the hosts. */
+  paths?: string[];
+}
+
+interface CompiledRoute {
+  prefix: string;
+  ref: RevisionRef;
+}
+
+/** Routes by host, then by the longest matching path prefix (a prefix matches whole segments). */
+export function hostTableResolver(services: readonly ServiceRoute[]): Resolver {
+  const byHost = new Map<string, CompiledRoute[]>();
+  for (const svc of services) {
+    const ref = { namespace: svc.namespace, name: svc.name };
+    const prefixes = svc.paths && svc.paths.length > 0 ? svc.paths : ["/"];
+    for (const host of svc.hosts) {
+      const key = host.toLowerCase();
+      const list = byHost.get(key) ?? [];
+      for (const p of prefixes) list.push({ prefix: p === "/" ? "/" : p.replace(/\/+$/, ""), ref });
+      list.sort((a, b) => b.prefix.length - a.prefix.length);
+      byHost.set(key, list);
+    }
+  }
+  return {
+    name: "host-table",
+    trust: "any",
+    resolve(req) {
+      const routes = byHost.get(req.host);
+      if (!routes) return undefined;
+      for (const r of routes) {
+        if (r.prefix === "/") return r.ref;
+        if (req.path === r.prefix || req.path.startsWith(`${r.prefix}/`)) return r.ref;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Runs resolvers in order; route-trust ones only when `routeTrusted`. */
+export function resolveRevision(
+  resolvers: readonly Resolver[],
+  req: HookRequest,
+  routeTrusted: boolean,
+): { ref: RevisionRef; by: string } | undefined {
+  for (const r of resolvers) {
+    if (r.trust === "route" && !routeTrusted) continue;
+    const ref = r.resolve(req);
+    if (ref) return { ref, by: r.name };
+  }
+  return undefined;
+}
