@@ -65,6 +65,11 @@ export function hookServiceApp(hook: IngressHook): Hono {
   const app = new Hono();
   const fa = forwardAuthApp(hook);
   app.get("/healthz", (c) => c.text("ok"));
+  app.onError((err, c) => {
+    // A bug, not a decision: log it and answer like an unreachable hook would (nginx maps 500 to 503).
+    console.error("thaw-ingress-hook: unexpected error", err);
+    return c.json({ error: { code: "ERR_UPSTREAM", message: "ingress hook failed" } }, 500);
+  });
   app.route("/_thaw/auth", fa);
   app.route("/", fa);
   return app;
