@@ -36,12 +36,17 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
       issues.push({ path: `${at}.namespace`, message: "must be a non-empty string" });
     }
     const hosts = svc["hosts"];
-    if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === "string" && h !== "")) {
+    if (
+      !Array.isArray(hosts) ||
+      hosts.length === 0 ||
+      !hosts.every((h) => typeof h === "string" && h !== "")
+    ) {
       issues.push({ path: `${at}.hosts`, message: "must be a non-empty list of host names" });
     }
     const paths = svc["paths"];
     if (paths !== undefined) {
-      if (!Array.isArray(paths)) issues.push({ path: `${at}.paths`, message: "must be a list of path prefixes" });
+      if (!Array.isArray(paths))
+        issues.push({ path: `${at}.paths`, message: "must be a list of path prefixes" });
       else
         paths.forEach((p, j) => {
           if (typeof p !== "string" || !p.startsWith("/")) {

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { findInternalHeaders } from "./decision/internal-headers.js";
 import type { IngressHook } from "./decision/hook.js";
+import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
 
@@ -30,6 +30,7 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   app.all("/nginx", (c) => answer(c.req.raw, "nginx"));
   app.all("/traefik", (c) => answer(c.req.raw, "traefik"));
   app.all("/envoy", (c) => answer(c.req.raw, "envoy", "/"));
+  app.all("/envoy/", (c) => answer(c.req.raw, "envoy", "/"));
   app.all("/envoy/:rest{.+}", (c) => answer(c.req.raw, "envoy", `/${c.req.param("rest")}`));
   app.all("/", (c) => answer(c.req.raw, detectDialect(c.req.raw.headers)));
   return app;
@@ -62,6 +63,11 @@ export function viewOf(raw: Request, dialect: Dialect, envoyPath?: string): Hook
         headers: h,
       };
     case "envoy":
-      return { method: raw.method, host: normalizeHost(hostHeader), path: pathOf(envoyPath ?? "/"), headers: h };
+      return {
+        method: raw.method,
+        host: normalizeHost(hostHeader),
+        path: pathOf(envoyPath ?? "/"),
+        headers: h,
+      };
   }
 }

@@ -4,6 +4,8 @@
  * one activation per revision. Served as a forward-auth service (nginx, Envoy, Traefik) or as Hono
  * middleware; Node entry points live under `./node`.
  */
+
+export { type Issue, type Parsed, parseServiceRoutes } from "./config.js";
 export {
   type ActivationOutcome,
   type ActivatorClient,
@@ -36,9 +38,13 @@ export { type RevisionRef, revisionKey } from "./decision/revision.js";
 export { isRouteTrusted } from "./decision/route-trust.js";
 export { SingleFlight } from "./decision/single-flight.js";
 export { roundRobinPicker, type UpstreamPicker } from "./decision/upstream-picker.js";
-export { type WarmEntry, WarmCache } from "./decision/warm-cache.js";
+export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
-export { type Issue, type Parsed, parseServiceRoutes } from "./config.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";
-export { middlewareView, thawIngress, type ThawIngressOptions, type ThawIngressVariables } from "./middleware.js";
+export {
+  middlewareView,
+  type ThawIngressOptions,
+  type ThawIngressVariables,
+  thawIngress,
+} from "./middleware.js";
 export { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";

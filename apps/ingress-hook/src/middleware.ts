@@ -27,7 +27,9 @@ export interface ThawIngressOptions {
  * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
  * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process.
  */
-export function thawIngress(options: ThawIngressOptions): MiddlewareHandler<{ Variables: ThawIngressVariables }> {
+export function thawIngress(
+  options: ThawIngressOptions,
+): MiddlewareHandler<{ Variables: ThawIngressVariables }> {
   const { hook } = options;
   return async (c, next) => {
     const raw = c.req.raw;

@@ -47,7 +47,10 @@ beforeAll(async () => {
   });
   await watching;
   port = await freePort();
-  nginx = startNginx("nginx.conf", { "127.0.0.1:8080": `127.0.0.1:${port}`, "127.0.0.1:8090": `127.0.0.1:${hook.port}` });
+  nginx = startNginx("nginx.conf", {
+    "127.0.0.1:8080": `127.0.0.1:${port}`,
+    "127.0.0.1:8090": `127.0.0.1:${hook.port}`,
+  });
   await waitForHttp(port);
 }, 30_000);
 
@@ -60,7 +63,9 @@ afterAll(async () => {
 
 describe("nginx auth_request + hook + activator (real nginx)", () => {
   it("200 concurrent cold requests all succeed after exactly one activation", async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => httpGet(port, "hello.localhost", `/c/${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => httpGet(port, "hello.localhost", `/c/${i}`)),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(JSON.parse(answers[0]!.body)).toMatchObject({ method: "GET", url: "/c/0" });
@@ -74,7 +79,9 @@ describe("nginx auth_request + hook + activator (real nginx)", () => {
     const warmAllowsBefore = hook.hook.stats.warmAllows;
     const n = 300;
     for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(Array.from({ length: n / 3 }, () => httpGet(port, "hello.localhost", "/w")));
+      const answers = await Promise.all(
+        Array.from({ length: n / 3 }, () => httpGet(port, "hello.localhost", "/w")),
+      );
       expect(answers.every((a) => a.status === 200)).toBe(true);
     }
     expect(activator.counts).toEqual(before);

@@ -49,7 +49,11 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
         return await outcomeOf(res);
       } catch (err) {
         if (timedOut) {
-          return { kind: "timeout", retryAfterSeconds: undefined, message: "activator did not answer in time" };
+          return {
+            kind: "timeout",
+            retryAfterSeconds: undefined,
+            message: "activator did not answer in time",
+          };
         }
         return { kind: "unavailable", message: `activator unreachable at ${opts.baseUrl}: ${describe(err)}` };
       } finally {

@@ -47,7 +47,10 @@ describe("IngressHook.tryDecide: resolving the revision", () => {
     },
     {
       name: "route headers without the token are the client's: ignored",
-      r: req("hello.localhost", "/", { "knative-serving-namespace": "ns1", "knative-serving-revision": "rev1" }),
+      r: req("hello.localhost", "/", {
+        "knative-serving-namespace": "ns1",
+        "knative-serving-revision": "rev1",
+      }),
       want: "default/hello",
     },
     {
@@ -69,7 +72,10 @@ describe("IngressHook.tryDecide: resolving the revision", () => {
     },
     {
       name: "malformed decorator falls through to the host table",
-      r: req("hello.localhost", "/", { "x-envoy-decorator-operation": "garbage", "x-thaw-route-token": "s3cret" }),
+      r: req("hello.localhost", "/", {
+        "x-envoy-decorator-operation": "garbage",
+        "x-thaw-route-token": "s3cret",
+      }),
       want: "default/hello",
     },
   ];
@@ -100,7 +106,7 @@ describe("IngressHook.tryDecide: resolving the revision", () => {
 });
 
 describe("IngressHook: internal headers from outside", () => {
-  const rows = [
+  const rows: { name: string; h: Record<string, string> }[] = [
     { name: "K-Network-Probe", h: { "k-network-probe": "queue" } },
     { name: "K-Network-Hash", h: { "k-network-hash": "override" } },
     { name: "K-Proxy-Request", h: { "k-proxy-request": "activator" } },
@@ -142,9 +148,9 @@ describe("IngressHook.decide: cold and warm", () => {
     const waits = Array.from({ length: 50 }, () => hook.decide(req("hello.localhost")));
     await Promise.resolve();
     expect(activator.calls).toEqual([{ namespace: "default", name: "hello", timeoutMs: 5000 }]);
-    expect(activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012", "10.0.0.2:8012"], coldStart: true })).toBe(
-      1,
-    );
+    expect(
+      activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012", "10.0.0.2:8012"], coldStart: true }),
+    ).toBe(1);
     const ds = await Promise.all(waits);
     expect(ds.every((d) => d.kind === "allow" && !d.warm)).toBe(true);
     const warm = await hook.decide(req("hello.localhost"));
@@ -179,17 +185,32 @@ describe("IngressHook.decide: cold and warm", () => {
   it("stays warm past the TTL while the watch stream is connected, and goes cold when it pushes no endpoints", async () => {
     const { hook, clock } = setup();
     const gen = hook.cache.watchConnected();
-    hook.cache.applyEvent({ namespace: "default", name: "hello", endpoints: ["a:1"], mode: "serve" }, gen, clock.now());
+    hook.cache.applyEvent(
+      { namespace: "default", name: "hello", endpoints: ["a:1"], mode: "serve" },
+      gen,
+      clock.now(),
+    );
     await clock.advance(60_000);
-    expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({ kind: "allow", upstream: "a:1" });
-    hook.cache.applyEvent({ namespace: "default", name: "hello", endpoints: [], mode: "serve" }, gen, clock.now());
+    expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({
+      kind: "allow",
+      upstream: "a:1",
+    });
+    hook.cache.applyEvent(
+      { namespace: "default", name: "hello", endpoints: [], mode: "serve" },
+      gen,
+      clock.now(),
+    );
     expect(hook.tryDecide(req("hello.localhost"), clock.now()).kind).toBe("cold");
   });
 
   it("routes proxy-mode revisions to the activator when it has a data-path address", () => {
     const { hook, clock } = setup({ activatorUpstream: "127.0.0.1:8089" });
     const gen = hook.cache.watchConnected();
-    hook.cache.applyEvent({ namespace: "default", name: "hello", endpoints: ["a:1"], mode: "proxy" }, gen, clock.now());
+    hook.cache.applyEvent(
+      { namespace: "default", name: "hello", endpoints: ["a:1"], mode: "proxy" },
+      gen,
+      clock.now(),
+    );
     expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({ upstream: "127.0.0.1:8089" });
   });
 

@@ -8,7 +8,7 @@ import { type Resolver, resolveRevision } from "./resolvers.js";
 import { revisionKey } from "./revision.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
-import { type UpstreamPicker, roundRobinPicker } from "./upstream-picker.js";
+import { roundRobinPicker, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
 
 /** Options of {@link IngressHook}. */
@@ -79,7 +79,11 @@ export class IngressHook {
     }
     const found = resolveRevision(this.#o.resolvers, req, trusted);
     if (!found) {
-      return this.#deny(404, ErrorCode.unknownRevision, `no revision is routed for host ${req.host} path ${req.path}`);
+      return this.#deny(
+        404,
+        ErrorCode.unknownRevision,
+        `no revision is routed for host ${req.host} path ${req.path}`,
+      );
     }
     const key = revisionKey(found.ref);
     const entry = this.cache.get(key, now);

@@ -38,7 +38,12 @@ export class WarmCache {
   recordActivation(key: string, endpoints: readonly string[], now: number): void {
     const prev = this.#entries.get(key);
     // A live watch entry already says the same or newer; an activation answer must not demote it to a TTL.
-    if (prev && prev.generation !== 0 && prev.generation === this.#liveGeneration && prev.endpoints.length > 0) {
+    if (
+      prev &&
+      prev.generation !== 0 &&
+      prev.generation === this.#liveGeneration &&
+      prev.endpoints.length > 0
+    ) {
       return;
     }
     this.#entries.set(key, {

@@ -51,7 +51,15 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     clock,
     ...(opts.activatorToken ? { token: opts.activatorToken } : {}),
   });
-  const { activatorUrl: _u, activatorToken: _t, services, watch: _w, fetch: _f, onWatchState: _s, ...rest } = opts;
+  const {
+    activatorUrl: _u,
+    activatorToken: _t,
+    services,
+    watch: _w,
+    fetch: _f,
+    onWatchState: _s,
+    ...rest
+  } = opts;
   return new IngressHook({
     ...rest,
     clock,
@@ -91,7 +99,9 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
     });
   }
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host ?? "127.0.0.1" }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host ?? "127.0.0.1" }, () =>
+      resolve(s),
+    );
   });
   const port = (server.address() as AddressInfo).port;
   return {

@@ -39,16 +39,30 @@ export class FakeActivator {
     });
     this.app.post("/v1/activate", async (c) => {
       const body = (await c.req.json()) as { namespace?: unknown; name?: unknown; timeoutMs?: unknown };
-      if (typeof body.namespace !== "string" || typeof body.name !== "string" || typeof body.timeoutMs !== "number") {
-        return c.json({ error: { code: "ERR_BAD_REQUEST", message: "namespace, name, timeoutMs required" } }, 400);
+      if (
+        typeof body.namespace !== "string" ||
+        typeof body.name !== "string" ||
+        typeof body.timeoutMs !== "number"
+      ) {
+        return c.json(
+          { error: { code: "ERR_BAD_REQUEST", message: "namespace, name, timeoutMs required" } },
+          400,
+        );
       }
       const key = `${body.namespace}/${body.name}`;
       const rev = this.#revisions.get(key);
-      if (!rev) return c.json({ error: { code: "ERR_UNKNOWN_REVISION", message: `unknown revision ${key}` } }, 404);
+      if (!rev)
+        return c.json({ error: { code: "ERR_UNKNOWN_REVISION", message: `unknown revision ${key}` } }, 404);
       const t0 = performance.now();
       const ready = this.#endpoints.get(key);
       if (ready && ready.length > 0) {
-        const ans: ActivateResponse = { ...body, namespace: body.namespace, endpoints: ready, coldStart: false, waitedMs: 0 };
+        const ans: ActivateResponse = {
+          namespace: body.namespace,
+          name: body.name,
+          endpoints: ready,
+          coldStart: false,
+          waitedMs: 0,
+        };
         return c.json(ans);
       }
       const flight = this.#flights.get(key) ?? this.#start(key, rev);
@@ -61,7 +75,10 @@ export class FakeActivator {
       clearTimeout(timer);
       if (won === "timeout") {
         c.header("retry-after", "2");
-        return c.json({ error: { code: "ERR_ACTIVATION_TIMEOUT", message: `${key} not ready in time` } }, 504);
+        return c.json(
+          { error: { code: "ERR_ACTIVATION_TIMEOUT", message: `${key} not ready in time` } },
+          504,
+        );
       }
       const ans: ActivateResponse = {
         namespace: body.namespace,
@@ -74,7 +91,8 @@ export class FakeActivator {
     });
     this.app.get("/v1/watch", (c) =>
       streamSSE(c, async (stream) => {
-        const send = (ev: EndpointsEvent) => void stream.writeSSE({ event: "endpoints", data: JSON.stringify(ev) });
+        const send = (ev: EndpointsEvent) =>
+          void stream.writeSSE({ event: "endpoints", data: JSON.stringify(ev) });
         for (const [key, eps] of this.#endpoints) send(this.#event(key, eps));
         this.#watchers.add(send);
         await new Promise<void>((resolve) => stream.onAbort(resolve));

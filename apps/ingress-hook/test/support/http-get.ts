@@ -27,7 +27,9 @@ export function httpGet(
         res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${host}${path} timed out after ${timeoutMs} ms`)));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`GET ${host}${path} timed out after ${timeoutMs} ms`)),
+    );
     req.on("error", reject);
     req.end();
   });

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,9 +67,13 @@ export function startNginx(confName: string, replace: Record<string, string>): N
     encoding: "utf8",
   });
   if (test.status !== 0) throw new Error(`nginx -t failed:\n${test.stderr}`);
-  const child = spawn(bin, ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    bin,
+    ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let log = "";
   child.stderr?.on("data", (d: Buffer) => {
     log = (log + d.toString()).slice(-20_000);
