@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The sample app for `thaw up`: waits STARTUP_DELAY_MS before it listens (a slow cold start), then answers
+// every request with its pod name, so you can watch requests spread over pods as Thaw scales up.
+// Env: PORT (default 8080), STARTUP_DELAY_MS (default 800), WORK_MS (time spent per request, default 0),
+// SERVING_POD / HOSTNAME (the name it reports).
+import { createServer } from "node:http";
+
+function intFromEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`hello: ${name} must be a whole number >= 0, got ${JSON.stringify(raw)}`);
+    process.exit(1);
+  }
+  return n;
+}
+
+const port = intFromEnv("PORT", 8080);
+const startupDelayMs = intFromEnv("STARTUP_DELAY_MS", 800);
+const workMs = intFromEnv("WORK_MS", 0);
+const pod = process.env.SERVING_POD || process.env.HOSTNAME || `hello-${process.pid}`;
+const startedAt = Date.now();
+
+const server = createServer((req, res) => {
+  if (req.url === "/healthz") {
+    res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    return;
+  }
+  const reply = () =>
+    res
+      .writeHead(200, { "content-type": "text/plain" })
+      .end(`hello from ${pod} (up ${Date.now() - startedAt} ms)\n`);
+  if (workMs > 0) setTimeout(reply, workMs);
+  else reply();
+});
+
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
+process.on("SIGINT", () => server.close(() => process.exit(0)));
+
+setTimeout(() => {
+  server.listen(port, "127.0.0.1", () =>
+    console.log(`hello: ${pod} listening on 127.0.0.1:${port} after ${Date.now() - startedAt} ms`),
+  );
+}, startupDelayMs);

@@ -1,0 +1,2 @@
+/** @thaw/config/node: reads thaw.config.yaml from disk. */
+export { loadConfigFile } from "./load.js";

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { formatIssues, parseConfig } from "./parse.js";
+
+const hello = {
+  name: "hello",
+  hosts: ["hello.localhost"],
+  containerConcurrency: 10,
+  autoscaling: { target: 7, "max-scale": 5, "scale-to-zero-grace-period": "30s" },
+  run: { command: ["node", "examples/hello/server.mjs"], env: { STARTUP_DELAY_MS: "800" } },
+};
+
+function issuesOf(input: unknown): string[] {
+  const r = parseConfig(input);
+  if (r.ok) throw new Error("expected issues");
+  return r.issues.map((i) => `${i.path}: ${i.message}`);
+}
+
+describe("parseConfig", () => {
+  it("accepts the design's example and fills in defaults", () => {
+    const r = parseConfig({ services: [hello] });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.listen).toBe("127.0.0.1:8080");
+    expect(r.value.services[0]).toMatchObject({
+      namespace: "default",
+      timeoutSeconds: 300,
+      paths: [],
+      maxQueue: 10_000,
+      bodyBufferBytes: 1024 * 1024,
+      run: { portEnv: "PORT" },
+    });
+  });
+
+  it.each([
+    ["no services", {}, ["services: is required"]],
+    [
+      "not a mapping",
+      "services: x",
+      ["(top level): must be a mapping with the fields listen, token, autoscaler, drain, services"],
+    ],
+    ["empty services", { services: [] }, ["services: must list at least one service"]],
+    [
+      "unknown top-level field",
+      { services: [hello], listn: "x" },
+      ["listn: unknown field; allowed here: listen, token, autoscaler, drain, services"],
+    ],
+    ["bad listen", { listen: "8080", services: [hello] }, ["listen: must be host:port, e.g. 127.0.0.1:8080"]],
+    [
+      "concurrency out of range",
+      { services: [{ ...hello, containerConcurrency: 5000 }] },
+      ["services[0].containerConcurrency: must be <= 1000; 0 means unlimited"],
+    ],
+    [
+      "numbers in env must be quoted",
+      { services: [{ ...hello, run: { command: ["node"], env: { A: 1 } } }] },
+      ['services[0].run.env.A: must be a string; quote numbers, e.g. "800"'],
+    ],
+    [
+      "no scaler",
+      { services: [{ name: "x" }] },
+      ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],
+    ],
+    [
+      "two scalers",
+      { services: [{ ...hello, webhook: { url: "https://s.example/scale" } }] },
+      ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],
+    ],
+    [
+      "bad name",
+      { services: [{ ...hello, name: "Hello_World" }] },
+      ["services[0].name: must be a DNS label: lower-case letters, digits and '-', at most 63 characters"],
+    ],
+    [
+      "duplicate service",
+      { services: [hello, { ...hello, hosts: ["other.localhost"] }] },
+      ["services[1].name: default/hello is already defined by services[0]"],
+    ],
+    [
+      "duplicate route",
+      { services: [hello, { ...hello, name: "two" }] },
+      [
+        "services[1].hosts: hello.localhost/ is already routed to services[0]; give one of them a path prefix",
+      ],
+    ],
+  ])("%s", (_name, input, expected) => {
+    expect(issuesOf(input)).toEqual(expected);
+  });
+
+  it("reports every issue at once", () => {
+    const issues = issuesOf({
+      listen: 1,
+      services: [{ ...hello, containerConcurrency: -1, timeoutSeconds: 0, hosts: ["bad host"] }],
+    });
+    expect(issues).toHaveLength(4);
+  });
+
+  it("formats one line per issue with the file name", () => {
+    expect(formatIssues([{ path: "services[0].name", message: "m" }], "thaw.config.yaml")).toBe(
+      "thaw.config.yaml: services[0].name: m",
+    );
+  });
+});

@@ -1,0 +1,120 @@
+import * as v from "valibot";
+import { parseDurationMs } from "./duration.js";
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const HOST = /^[a-z0-9.*-]+(:\d{1,5})?$/i;
+const HOST_PORT = /^[^\s:]+:\d{1,5}$/;
+
+function int(min: number, max: number, fix: string) {
+  return v.pipe(
+    v.number("must be a number"),
+    v.integer(`must be a whole number; ${fix}`),
+    v.minValue(min, `must be >= ${min}; ${fix}`),
+    v.maxValue(max, `must be <= ${max}; ${fix}`),
+  );
+}
+
+function strict<T extends v.ObjectEntries>(entries: T) {
+  const allowed = Object.keys(entries).join(", ");
+  return v.strictObject(entries, (issue) =>
+    issue.expected === "never"
+      ? `unknown field; allowed here: ${allowed}`
+      : `must be a mapping with the fields ${allowed}`,
+  );
+}
+
+const name = v.pipe(
+  v.string("must be a string"),
+  v.regex(DNS_LABEL, "must be a DNS label: lower-case letters, digits and '-', at most 63 characters"),
+);
+
+const duration = v.pipe(
+  v.union([v.string(), v.number()], "must be a duration such as 30s, 1m30s or 250ms"),
+  v.check((d) => parseDurationMs(d) !== undefined, "must be a duration such as 30s, 1m30s or 250ms"),
+);
+
+/** Knative config-autoscaler keys / annotation keys: validated in depth by @thaw/autoscaler. */
+const knativeKeys = v.record(
+  v.string(),
+  v.union([v.string(), v.number(), v.boolean()], "must be a string, a number or true/false"),
+  "must be a mapping of Knative autoscaling keys to values",
+);
+
+const run = strict({
+  command: v.pipe(
+    v.array(v.string("each argument must be a string"), "must be a list such as [node, server.js]"),
+    v.minLength(1, "must name the program to start, e.g. [node, server.js]"),
+  ),
+  env: v.optional(v.record(v.string(), v.string('must be a string; quote numbers, e.g. "800"')), {}),
+  cwd: v.optional(v.string()),
+  portEnv: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")),
+    "PORT",
+  ),
+});
+
+const kubernetes = strict({
+  deployment: name,
+  namespace: v.optional(name),
+  kubeconfig: v.optional(v.string()),
+  portName: v.optional(v.string(), "http"),
+});
+
+const webhook = strict({
+  url: v.pipe(v.string(), v.url("must be an absolute URL such as https://scaler.example/scale")),
+  endpoints: v.optional(
+    v.array(v.pipe(v.string(), v.regex(HOST_PORT, "must be host:port, e.g. 10.0.0.7:8012"))),
+    [],
+  ),
+  headers: v.optional(v.record(v.string(), v.string()), {}),
+});
+
+const service = v.pipe(
+  strict({
+    name,
+    namespace: v.optional(name, "default"),
+    hosts: v.optional(
+      v.array(v.pipe(v.string(), v.regex(HOST, "must be a host name such as hello.localhost"))),
+      [],
+    ),
+    paths: v.optional(
+      v.array(v.pipe(v.string(), v.startsWith("/", "must be a path prefix starting with /"))),
+      [],
+    ),
+    containerConcurrency: v.optional(int(0, 1000, "0 means unlimited"), 0),
+    timeoutSeconds: v.optional(int(1, 600, "Knative allows 1..600 seconds"), 300),
+    responseStartTimeoutSeconds: v.optional(int(0, 600, "0 turns it off")),
+    idleTimeoutSeconds: v.optional(int(0, 600, "0 turns it off")),
+    maxQueue: v.optional(int(1, 1_000_000, "requests held per revision while it has no capacity"), 10_000),
+    bodyBufferBytes: v.optional(int(0, 64 * 1024 * 1024, "0 turns body replay off"), 1024 * 1024),
+    readinessProbe: v.optional(v.record(v.string(), v.unknown(), "must be a Kubernetes Probe mapping")),
+    autoscaling: v.optional(knativeKeys, {}),
+    run: v.optional(run),
+    kubernetes: v.optional(kubernetes),
+    webhook: v.optional(webhook),
+  }),
+  v.check(
+    (s) => [s.run, s.kubernetes, s.webhook].filter(Boolean).length === 1,
+    "needs exactly one of run (local processes), kubernetes or webhook",
+  ),
+);
+
+/** The schema of thaw.config.yaml (DESIGN.md contract 3). */
+export const configSchema = strict({
+  listen: v.optional(
+    v.pipe(v.string(), v.regex(HOST_PORT, "must be host:port, e.g. 127.0.0.1:8080")),
+    "127.0.0.1:8080",
+  ),
+  token: v.optional(v.pipe(v.string(), v.minLength(16, "must be at least 16 characters"))),
+  autoscaler: v.optional(knativeKeys, {}),
+  drain: v.optional(strict({ quietPeriod: v.optional(duration, "30s") }), { quietPeriod: "30s" }),
+  services: v.pipe(
+    v.array(service, "must be a list of services"),
+    v.minLength(1, "must list at least one service"),
+  ),
+});
+
+/** thaw.config.yaml after defaults were applied. */
+export type ThawConfig = v.InferOutput<typeof configSchema>;
+/** One entry of `services`. */
+export type ServiceConfig = ThawConfig["services"][number];
