@@ -10,9 +10,9 @@ export interface Issue {
 export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
 
 /**
- * Reads the routing part of a thaw.config.yaml document (already parsed from YAML/JSON): each service's
- * `name`, `namespace` (default `default`), `hosts` and optional path prefixes `paths`. Other keys belong
- * to other parts and are ignored here.
+ * Reads a bare routing table, e.g. a Worker's THAW_SERVICES variable: `services` entries with `name`,
+ * `namespace` (default `default`), `hosts` and optional `paths` only. A whole thaw.config.yaml goes
+ * through @thaw/config instead (node/config-file.ts); other keys are ignored here.
  */
 export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
   const issues: Issue[] = [];

@@ -4,7 +4,7 @@
  * variables, read once here.
  */
 import { parseArgs } from "node:util";
-import { loadServiceRoutes } from "./config-file.js";
+import { loadHookConfig } from "./config-file.js";
 import { startIngressHook } from "./service.js";
 
 const { values } = parseArgs({
@@ -36,7 +36,8 @@ const listen = values.listen;
 const colon = listen.lastIndexOf(":");
 const host = colon === -1 ? "127.0.0.1" : listen.slice(0, colon);
 const port = Number(colon === -1 ? listen : listen.slice(colon + 1));
-const services = await loadServiceRoutes(values.config);
+const { config, services } = await loadHookConfig(values.config);
+const activatorToken = values["activator-token"] ?? config.token;
 
 const svc = await startIngressHook({
   host,
@@ -47,7 +48,7 @@ const svc = await startIngressHook({
   warmTtlMs: Number(values["warm-ttl-ms"]),
   internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
   watch: !values["no-watch"],
-  ...(values["activator-token"] ? { activatorToken: values["activator-token"] } : {}),
+  ...(activatorToken ? { activatorToken } : {}),
   ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),
   ...(values["activator-upstream"] ? { activatorUpstream: values["activator-upstream"] } : {}),
   onWatchState: (s, d) => process.stderr.write(`thaw-ingress-hook: watch ${s}${d ? ` (${d})` : ""}\n`),

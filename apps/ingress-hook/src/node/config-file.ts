@@ -1,14 +1,15 @@
-import { readFile } from "node:fs/promises";
-import { parse } from "yaml";
-import { parseServiceRoutes } from "../config.js";
+import { formatIssues, type ThawConfig } from "@thaw/config";
+import { loadConfigFile } from "@thaw/config/node";
 import type { ServiceRoute } from "../decision/resolvers.js";
 
-/** Reads the services table from a thaw.config.yaml; throws with every issue and its field path. */
-export async function loadServiceRoutes(file: string): Promise<ServiceRoute[]> {
-  const doc: unknown = parse(await readFile(file, "utf8"));
-  const r = parseServiceRoutes(doc);
-  if (!r.ok) {
-    throw new Error(`${file}: ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
-  }
-  return r.value;
+/** The hook's routing table out of a validated thaw.config.yaml. */
+export function serviceRoutesOf(config: ThawConfig): ServiceRoute[] {
+  return config.services.map((s) => ({ name: s.name, namespace: s.namespace, hosts: s.hosts, paths: s.paths }));
+}
+
+/** Reads thaw.config.yaml with @thaw/config; throws with every issue and its field path. */
+export async function loadHookConfig(file: string): Promise<{ config: ThawConfig; services: ServiceRoute[] }> {
+  const r = await loadConfigFile(file);
+  if (!r.ok) throw new Error(formatIssues(r.issues, file));
+  return { config: r.value, services: serviceRoutesOf(r.value) };
 }
