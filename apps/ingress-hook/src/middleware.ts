@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
@@ -27,11 +27,13 @@ export interface ThawIngressOptions {
  * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
  * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process.
  */
-export function thawIngress(
-  options: ThawIngressOptions,
-): MiddlewareHandler<{ Variables: ThawIngressVariables }> {
+export function thawIngress<
+  E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
+>(options: ThawIngressOptions): MiddlewareHandler<E> {
   const { hook } = options;
-  return async (c, next) => {
+  return async (ctx, next) => {
+    // Generic over the gateway's own bindings; only `thaw` is touched here.
+    const c = ctx as unknown as Context<{ Variables: ThawIngressVariables }>;
     const raw = c.req.raw;
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const first = hook.tryDecide(view, hook.clock.now());

@@ -13,11 +13,16 @@ describe("loadHookConfig (thaw.config.yaml through @thaw/config)", () => {
       "services:\n  - name: hello\n    hosts: [hello.localhost]\n    paths: [/api]\n    run: { command: [node, server.js] }\n",
     );
     const { services } = await loadHookConfig(file);
-    expect(services).toEqual([{ name: "hello", namespace: "default", hosts: ["hello.localhost"], paths: ["/api"] }]);
+    expect(services).toEqual([
+      { name: "hello", namespace: "default", hosts: ["hello.localhost"], paths: ["/api"] },
+    ]);
   });
   it("throws with the field path of each issue", async () => {
     const file = join(dir, "bad.yaml");
-    writeFileSync(file, "services:\n  - name: hello\n    hosts: [hello.localhost]\n    paths: [api]\n    run: { command: [node] }\n");
+    writeFileSync(
+      file,
+      "services:\n  - name: hello\n    hosts: [hello.localhost]\n    paths: [api]\n    run: { command: [node] }\n",
+    );
     await expect(loadHookConfig(file)).rejects.toThrow(/services\[0\]\.paths\[0\]|services\.0\.paths\.0/);
   });
 });
