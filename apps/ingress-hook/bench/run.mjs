@@ -301,6 +301,7 @@ async function decisionBench() {
   const clock = { now: () => 0, setTimeout: () => 0, clearTimeout: () => {}, sleep: async () => {} };
   const hook = new IngressHook({
     clock,
+    random: Math.random,
     activator: { activate: async () => ({ kind: "unavailable", message: "bench" }) },
     resolvers: [
       routeHeadersResolver(),

@@ -22,6 +22,7 @@ function setup(activator: Hono) {
     }),
     activationTimeoutMs: 1000,
     routeToken: "tok",
+    random: () => 0.5,
   });
   return { hook, app: forwardAuthApp(hook) };
 }
@@ -175,6 +176,7 @@ describe("forward-auth denials", () => {
     const clock = new ManualClock(0);
     const hook = new IngressHook({
       clock,
+      random: () => 0.5,
       resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
       activator: httpActivatorClient({
         baseUrl: "http://127.0.0.1:9",
@@ -198,6 +200,7 @@ describe("forward-auth denials", () => {
     const clock = new ManualClock(0);
     const hook = new IngressHook({
       clock,
+      random: () => 0.5,
       activationTimeoutMs: 1000,
       resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
       activator: httpActivatorClient({

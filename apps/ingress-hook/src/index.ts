@@ -13,9 +13,8 @@ export {
   type HttpActivatorOptions,
   httpActivatorClient,
 } from "./decision/activator-client.js";
-export type { ActivateRequest, ActivateResponse, ApiError, EndpointsEvent } from "./decision/contract.js";
 export type { Allow, Cold, Decision, Deny } from "./decision/decision.js";
-export { type HookStats, IngressHook, type IngressHookOptions } from "./decision/hook.js";
+export { denyStatus, type HookStats, IngressHook, type IngressHookOptions } from "./decision/hook.js";
 export {
   findInternalHeaders,
   isInternalHeader,
@@ -34,10 +33,13 @@ export {
   routeHeadersResolver,
   type ServiceRoute,
 } from "./decision/resolvers.js";
-export { type RevisionRef, revisionKey } from "./decision/revision.js";
 export { isRouteTrusted } from "./decision/route-trust.js";
 export { SingleFlight } from "./decision/single-flight.js";
-export { roundRobinPicker, type UpstreamPicker } from "./decision/upstream-picker.js";
+export {
+  activationPolicyPicker,
+  type PolicyPickerOptions,
+  type UpstreamPicker,
+} from "./decision/upstream-picker.js";
 export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";

@@ -13,6 +13,7 @@ function gateway(internalHeaders: "strip" | "reject" = "strip") {
     clock,
     activator,
     internalHeaders,
+    random: () => 0.5,
     resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
   });
   const app = new Hono<{ Variables: ThawIngressVariables }>();

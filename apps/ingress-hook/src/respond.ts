@@ -1,4 +1,4 @@
-import type { ApiError } from "./decision/contract.js";
+import type { ApiError } from "@thaw/protocol";
 import type { Allow, Deny } from "./decision/decision.js";
 import { REVISION_HEADER, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 

@@ -41,6 +41,7 @@ export function gateFor(env: Env): Gate {
   }
   const hook = new IngressHook({
     clock: systemClock,
+    random: Math.random,
     resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(parsed.value)],
     activator: httpActivatorClient({
       baseUrl: "http://activator.internal",

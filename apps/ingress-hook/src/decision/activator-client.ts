@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import { type ActivateRequest, type ActivateResponse, type ApiError, ErrorCode } from "./contract.js";
+import { type ActivateRequest, type ActivateResponse, type ApiError, ErrorCode } from "@thaw/protocol";
 
 /** A fetch-shaped capability: global fetch, a Workers service binding's fetch, or a test double. */
 export type FetchLike = (input: Request) => Promise<Response>;
@@ -81,8 +81,8 @@ async function outcomeOf(res: Response): Promise<ActivationOutcome> {
   const err = (json as Partial<ApiError> | undefined)?.error;
   const message = typeof err?.message === "string" ? err.message : `HTTP ${res.status}`;
   const code = typeof err?.code === "string" ? err.code : "";
-  if (res.status === 404 || code === ErrorCode.unknownRevision) return { kind: "unknown", message };
-  if (res.status === 504 || code === ErrorCode.activationTimeout) {
+  if (res.status === 404 || code === ErrorCode.ERR_UNKNOWN_REVISION) return { kind: "unknown", message };
+  if (res.status === 504 || code === ErrorCode.ERR_ACTIVATION_TIMEOUT) {
     return { kind: "timeout", retryAfterSeconds: parseRetryAfter(res.headers.get("retry-after")), message };
   }
   if (res.status === 401) {

@@ -1,9 +1,9 @@
-import type { RevisionRef } from "./revision.js";
+import type { RevisionId } from "@thaw/protocol";
 
 /** Let the request through: to `upstream` (a ready pod, or the activator in proxy mode) when known. */
 export interface Allow {
   readonly kind: "allow";
-  readonly revision: RevisionRef;
+  readonly revision: RevisionId;
   readonly key: string;
   readonly upstream: string | undefined;
   /** True when answered from the warm cache with no activator call. */
@@ -22,7 +22,7 @@ export interface Deny {
 /** The revision is known but not warm: the caller must activate it (see IngressHook.decide). */
 export interface Cold {
   readonly kind: "cold";
-  readonly revision: RevisionRef;
+  readonly revision: RevisionId;
   readonly key: string;
 }
 

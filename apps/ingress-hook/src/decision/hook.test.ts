@@ -21,9 +21,19 @@ function setup(extra: Partial<IngressHookOptions> = {}) {
     warmTtlMs: 2000,
     activationTimeoutMs: 5000,
     routeToken: "s3cret",
+    random: seeded(),
     ...extra,
   });
   return { clock, activator, hook };
+}
+
+/** Deterministic [0, 1) sequence for the LB policy. */
+function seeded(): () => number {
+  let x = 7;
+  return () => {
+    x = (x * 48271) % 2147483647;
+    return x / 2147483647;
+  };
 }
 
 function req(host: string, path = "/", headers: Record<string, string> = {}): HookRequest {

@@ -1,14 +1,13 @@
 import type { Clock } from "@thaw/clock";
+import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
-import { ErrorCode } from "./contract.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
 import { type Resolver, resolveRevision } from "./resolvers.js";
-import { revisionKey } from "./revision.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
-import { roundRobinPicker, type UpstreamPicker } from "./upstream-picker.js";
+import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
 
 /** Options of {@link IngressHook}. */
@@ -24,7 +23,11 @@ export interface IngressHookOptions {
   routeToken?: string;
   /** Outside internal headers: strip them (the proxy or middleware drops them) or refuse with 400. */
   internalHeaders?: "strip" | "reject";
-  /** Chooses the pod for X-Thaw-Upstream (default round-robin per revision). */
+  /** Random source of the load-balancing policy (Math.random in production, seeded in tests). */
+  random: () => number;
+  /** containerConcurrency per revision key, which picks the activator's LB policy; default 0. */
+  containerConcurrencyFor?: (key: string) => number;
+  /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
   picker?: UpstreamPicker;
   /** Where requests go while the activator says a revision is in proxy mode (`host:port`). */
   activatorUpstream?: string;
@@ -49,7 +52,9 @@ const ROUTE_SET = new Set(["knative-serving-namespace", "knative-serving-revisio
 export class IngressHook {
   readonly cache: WarmCache;
   readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
-  readonly #o: Required<Omit<IngressHookOptions, "routeToken" | "activatorUpstream">> &
+  readonly #o: Required<
+    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor">
+  > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
 
@@ -58,7 +63,12 @@ export class IngressHook {
       warmTtlMs: 2000,
       activationTimeoutMs: 60_000,
       internalHeaders: "strip",
-      picker: roundRobinPicker(),
+      picker: activationPolicyPicker({
+        random: options.random,
+        ...(options.containerConcurrencyFor
+          ? { containerConcurrencyFor: options.containerConcurrencyFor }
+          : {}),
+      }),
       retryAfterSeconds: 1,
       ...options,
     };
@@ -75,13 +85,12 @@ export class IngressHook {
     const trusted = isRouteTrusted(req.headers, this.#o.routeToken);
     if (this.#o.internalHeaders === "reject") {
       const bad = outsideInternalHeader(req.headers, trusted);
-      if (bad) return this.#deny(400, ErrorCode.badRequest, `header ${bad} may not be sent from outside`);
+      if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
     }
     const found = resolveRevision(this.#o.resolvers, req, trusted);
     if (!found) {
       return this.#deny(
-        404,
-        ErrorCode.unknownRevision,
+        ErrorCode.ERR_UNKNOWN_REVISION,
         `no revision is routed for host ${req.host} path ${req.path}`,
       );
     }
@@ -119,25 +128,36 @@ export class IngressHook {
       }
       case "unknown":
         this.cache.invalidate(key);
-        return this.#deny(404, ErrorCode.unknownRevision, `revision ${key} is unknown: ${outcome.message}`);
+        return this.#deny(ErrorCode.ERR_UNKNOWN_REVISION, `revision ${key} is unknown: ${outcome.message}`);
       case "timeout":
         return this.#deny(
-          503,
-          ErrorCode.activationTimeout,
+          ErrorCode.ERR_ACTIVATION_TIMEOUT,
           `revision ${key} did not become ready within ${this.#o.activationTimeoutMs} ms: ${outcome.message}`,
           outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
         );
       case "unavailable":
-        return this.#deny(503, ErrorCode.upstream, `cannot activate ${key}: ${outcome.message}`);
+        return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
     }
   }
 
-  #deny(status: Deny["status"], code: string, message: string, retryAfterSeconds?: number): Deny {
+  #deny(code: string, message: string, retryAfterSeconds?: number): Deny {
     this.stats.denies++;
+    const status = denyStatus(code);
     return retryAfterSeconds === undefined
       ? { kind: "deny", status, code, message }
       : { kind: "deny", status, code, message, retryAfterSeconds };
   }
+}
+
+/**
+ * The client's status for a code. httpStatusFor is the one mapping; the hook differs only where the
+ * contract says so: an activation timeout (504 at /v1/activate) and an unreachable or failing activator
+ * both tell the client to come back later, 503.
+ */
+export function denyStatus(code: string): Deny["status"] {
+  if (code === ErrorCode.ERR_ACTIVATION_TIMEOUT || code === ErrorCode.ERR_UPSTREAM) return 503;
+  const s = httpStatusFor(code);
+  return s === 400 || s === 404 ? s : 503;
 }
 
 /** First internal header the client (not the trusted route) sent, if any. */

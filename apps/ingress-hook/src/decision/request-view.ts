@@ -1,3 +1,5 @@
+import { stripPort } from "@thaw/protocol";
+
 /**
  * What the decision needs from a request, whatever the proxy dialect it came in: forward-auth adapters fill
  * `host` and `path` from X-Forwarded-Host / X-Original-URI / X-Forwarded-Uri, the middleware from the URL.
@@ -15,13 +17,7 @@ export interface HookRequest {
 
 /** Lower-cases a Host value and drops its port (`[v6]:p` keeps the brackets). */
 export function normalizeHost(raw: string): string {
-  const value = raw.trim().toLowerCase();
-  if (value.startsWith("[")) {
-    const end = value.indexOf("]");
-    return end === -1 ? value : value.slice(0, end + 1);
-  }
-  const colon = value.indexOf(":");
-  return colon === -1 ? value : value.slice(0, colon);
+  return stripPort(raw.trim()).toLowerCase();
 }
 
 /** Keeps the path of a request-target (`/a/b?x=1` -> `/a/b`); absolute URIs lose their origin too. */

@@ -1,6 +1,5 @@
-import { Header } from "@thaw/protocol";
+import { Header, parseDecoratorOperation, type RevisionId, revisionFromHeaders } from "@thaw/protocol";
 import type { HookRequest } from "./request-view.js";
-import type { RevisionRef } from "./revision.js";
 
 /**
  * Finds the revision a request is for. `trust: "route"` resolvers read headers that a client could also
@@ -9,7 +8,7 @@ import type { RevisionRef } from "./revision.js";
 export interface Resolver {
   readonly name: string;
   readonly trust: "route" | "any";
-  resolve(req: HookRequest): RevisionRef | undefined;
+  resolve(req: HookRequest): RevisionId | undefined;
 }
 
 /** Knative-Serving-Namespace / Knative-Serving-Revision set by the route (proxy_set_header, Envoy route headers). */
@@ -17,11 +16,7 @@ export function routeHeadersResolver(): Resolver {
   return {
     name: "route-headers",
     trust: "route",
-    resolve(req) {
-      const namespace = req.headers.get(Header.namespace);
-      const name = req.headers.get(Header.revision);
-      return namespace && name ? { namespace, name } : undefined;
-    },
+    resolve: (req) => revisionFromHeaders(req.headers),
   };
 }
 
@@ -36,13 +31,8 @@ export function envoyDecoratorResolver(): Resolver {
     trust: "route",
     resolve(req) {
       const op = req.headers.get(Header.envoyDecoratorOperation);
-      if (!op) return undefined;
-      const host = op.split(/[:/]/, 1)[0] ?? "";
-      const labels = host.split(".");
-      const name = labels[0];
-      const namespace = labels[1];
-      if (!name || !namespace || labels.length < 2) return undefined;
-      return { namespace, name };
+      const parsed = op ? parseDecoratorOperation(op) : undefined;
+      return parsed ? { namespace: parsed.namespace, name: parsed.name } : undefined;
     },
   };
 }
@@ -54,11 +44,13 @@ export interface ServiceRoute {
   hosts: string[];
   /** Optional path prefixes; none means every path of the hosts. */
   paths?: string[];
+  /** Picks the LB policy for X-Thaw-Upstream (thaw.config.yaml's containerConcurrency); default 0. */
+  containerConcurrency?: number;
 }
 
 interface CompiledRoute {
   prefix: string;
-  ref: RevisionRef;
+  ref: RevisionId;
 }
 
 /** Routes by host, then by the longest matching path prefix (a prefix matches whole segments). */
@@ -95,7 +87,7 @@ export function resolveRevision(
   resolvers: readonly Resolver[],
   req: HookRequest,
   routeTrusted: boolean,
-): { ref: RevisionRef; by: string } | undefined {
+): { ref: RevisionId; by: string } | undefined {
   for (const r of resolvers) {
     if (r.trust === "route" && !routeTrusted) continue;
     const ref = r.resolve(req);

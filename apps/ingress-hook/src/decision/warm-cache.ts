@@ -1,4 +1,4 @@
-import type { EndpointsEvent } from "./contract.js";
+import type { EndpointsEvent } from "@thaw/protocol";
 
 /** What the hook knows about one revision's ready pods. */
 export interface WarmEntry {

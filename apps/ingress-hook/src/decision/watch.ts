@@ -1,6 +1,6 @@
 import type { Clock } from "@thaw/clock";
+import type { EndpointsEvent } from "@thaw/protocol";
 import type { FetchLike } from "./activator-client.js";
-import type { EndpointsEvent } from "./contract.js";
 import type { WarmCache } from "./warm-cache.js";
 
 /** Options of {@link watchEndpoints}. */

@@ -19,6 +19,8 @@ export interface HookServiceOptions
     IngressHookOptions,
     "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "activatorUpstream" | "picker"
   > {
+  /** Random source of the LB policy; default Math.random. */
+  random?: () => number;
   host?: string;
   /** 0 picks a free port. */
   port: number;
@@ -60,7 +62,10 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     onWatchState: _s,
     ...rest
   } = opts;
+  const cc = new Map(services.map((s) => [`${s.namespace}/${s.name}`, s.containerConcurrency ?? 0]));
   return new IngressHook({
+    random: Math.random,
+    containerConcurrencyFor: (key) => cc.get(key) ?? 0,
     ...rest,
     clock,
     activator,

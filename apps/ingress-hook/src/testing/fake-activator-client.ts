@@ -1,5 +1,5 @@
+import type { ActivateRequest } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "../decision/activator-client.js";
-import type { ActivateRequest } from "../decision/contract.js";
 
 /** An in-memory activator for unit tests: answers are released by the test, calls are counted. */
 export class FakeActivatorClient implements ActivatorClient {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { ActivateResponse, EndpointsEvent } from "@thaw/protocol";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { ActivateResponse, EndpointsEvent } from "../../src/decision/contract.js";
 
 /** One revision the fake activator knows: how long its backend takes to listen ("never" = never). */
 export interface FakeRevision {

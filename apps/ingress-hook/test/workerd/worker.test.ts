@@ -75,10 +75,17 @@ describe("thawIngress middleware in a Hono gateway on workerd", () => {
     }
   }
 
+  /** 0, 0.3, 0, 0.3...: random-choice-of-two then alternates between two pods. */
+  function alternating(): () => number {
+    let n = 0;
+    return () => (n++ % 2 === 0 ? 0 : 0.3);
+  }
+
   function gateway() {
     const activator = new CountingActivator();
     const hook = new IngressHook({
       clock: systemClock,
+      random: alternating(),
       activator,
       resolvers: [
         hostTableResolver([{ name: "api", namespace: "shop", hosts: ["shop.example"], paths: ["/api"] }]),
