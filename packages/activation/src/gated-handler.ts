@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import { Header, PROXY_REQUEST_ACTIVATOR, UserAgent } from "@thaw/protocol";
+import { errorTextResponse, Header, httpStatusFor, PROXY_REQUEST_ACTIVATOR, UserAgent } from "@thaw/protocol";
 import type { Gate } from "./gate.js";
 import type { RequestStats } from "./request-stats.js";
 
@@ -44,11 +44,12 @@ export function gatedHandler(opts: GatedHandlerOptions): FetchHandler {
         await gate.acquire(req.signal);
       } catch (err) {
         finish();
-        const code = (err as { code?: unknown }).code;
-        if (code === "ERR_QUEUE_FULL" || code === "ERR_DEADLINE") {
-          return new Response(`${(err as Error).message}\n`, { status: 503 });
-        }
-        return new Response(null, { status: 500 });
+        // Knative writes the text for the 503s (queue full, deadline) and an empty 500 for the rest.
+        const code = String((err as { code?: unknown }).code ?? "");
+        const status = httpStatusFor(code);
+        return status === 503
+          ? errorTextResponse(code, (err as Error).message)
+          : new Response(null, { status });
       }
     }
     const release = () => {

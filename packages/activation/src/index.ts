@@ -21,7 +21,6 @@ export * from "./request-timeout.js";
 export * from "./revision-throttler.js";
 export { RESOLVED, Semaphore } from "./semaphore.js";
 export * from "./single-flight.js";
-export * from "./stat-encoding.js";
 export * from "./stat-reporter.js";
 export * from "./throttler.js";
 export * from "./unlimited-gate.js";

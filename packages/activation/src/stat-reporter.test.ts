@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { encodeStat } from "./stat-encoding.js";
 import { StatReporter } from "./stat-reporter.js";
 
 describe("StatReporter", () => {
@@ -16,25 +15,5 @@ describe("StatReporter", () => {
       processUptime: 5,
       averageConcurrentRequests: 1.5,
     });
-  });
-});
-
-describe("encodeStat", () => {
-  it.each([
-    { name: "only the pod name", stat: { podName: "ab" }, bytes: [0x0a, 2, 0x61, 0x62] },
-    { name: "a double field", stat: { requestCount: 1 }, bytes: [0x21, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f] },
-    { name: "timestamp as varint", stat: { timestamp: 300 }, bytes: [0x38, 0xac, 0x02] },
-  ])("$name", ({ stat, bytes }) => {
-    const full = {
-      podName: "",
-      averageConcurrentRequests: 0,
-      averageProxiedConcurrentRequests: 0,
-      requestCount: 0,
-      proxiedRequestCount: 0,
-      processUptime: 0,
-      timestamp: 0,
-      ...stat,
-    };
-    expect([...encodeStat(full)]).toEqual(bytes);
   });
 });

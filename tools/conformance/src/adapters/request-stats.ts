@@ -1,6 +1,7 @@
-import { ConcurrencyReporter, RequestStats, StatReporter, statResponse } from "@thaw/activation";
+import { ConcurrencyReporter, RequestStats, StatReporter } from "@thaw/activation";
 import { ManualClock } from "@thaw/clock/testing";
 import type { WireStatMessage } from "@thaw/protocol";
+import { statMetricsResponse } from "@thaw/protocol";
 import { diff } from "../compare.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
@@ -44,7 +45,7 @@ async function protobufReporter(i: Rec, e: Rec): Promise<Outcome> {
     return fail(`processUptime ${processUptime} before the first report`);
   }
   if ("httpStatus" in e || "contentType" in e) {
-    const res = statResponse(r.stat);
+    const res = statMetricsResponse(r.stat);
     const body = new Uint8Array(await res.arrayBuffer());
     const name = new TextEncoder().encode(String(i.podName));
     // Only pod_name is set: tag 0x0a, length, bytes.
