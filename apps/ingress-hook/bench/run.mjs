@@ -266,9 +266,11 @@ async function main() {
     const dv = `${conns}|${scenarios[1][0]}`;
     const h = `${conns}|${scenarios[2][0]}`;
     const hs = `${conns}|${scenarios[3][0]}`;
+    // median over rounds (the mean of the middle two for an even count)
     const med = (k, f) => {
       const xs = results[k].map(f).sort((a, b) => a - b);
-      return xs[Math.floor(xs.length / 2)];
+      const m = xs.length >> 1;
+      return xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2;
     };
     if (conns === 1) {
       for (const q of ["p50", "p99"]) {

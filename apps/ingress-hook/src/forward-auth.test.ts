@@ -85,7 +85,7 @@ describe("forward-auth dialects", () => {
       expect(cold.headers.get("cache-control")).toBe("no-store");
       const warm = await app.request(row.path, { headers: row.headers });
       expect(warm.status).toBe(200);
-      expect(warm.headers.get("cache-control")).toBe("max-age=1");
+      expect(warm.headers.get("cache-control")).toBe("max-age=1, stale-while-revalidate=1");
       expect(warm.headers.get("x-thaw-revision")).toBe("default/hello");
       expect(counter.n).toBe(1);
     });

@@ -49,4 +49,4 @@ export {
   type ThawIngressVariables,
   thawIngress,
 } from "./middleware.js";
-export { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
+export { allowHeaders, denyResponse, nginxDenyResponse, WARM_CACHE_CONTROL } from "./respond.js";

@@ -2,14 +2,18 @@ import type { ApiError } from "@thaw/protocol";
 import type { Allow, Deny } from "./decision/decision.js";
 import { REVISION_HEADER, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 
+/** Cache-Control of a warm allow. */
+export const WARM_CACHE_CONTROL = "max-age=1, stale-while-revalidate=1";
+
 /** Headers of an allow answer: the pod to route to, the revision, and how long a proxy may cache it. */
 export function allowHeaders(d: Allow): Headers {
   const h = new Headers();
   if (d.upstream) h.set(UPSTREAM_HEADER, d.upstream);
   h.set(REVISION_HEADER, d.key);
-  // Warm answers may be cached per revision for a second (nginx proxy_cache); a cold answer reports a
-  // fresh activation and is not worth pinning.
-  h.set("cache-control", d.warm ? "max-age=1" : "no-store");
+  // Warm answers may be cached per revision for a second (nginx proxy_cache), and used one more second
+  // while a background request refreshes them; a cold answer reports a fresh activation and is not worth
+  // pinning.
+  h.set("cache-control", d.warm ? WARM_CACHE_CONTROL : "no-store");
   return h;
 }
 

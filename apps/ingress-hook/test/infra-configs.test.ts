@@ -112,7 +112,7 @@ describe("infra/traefik (structure only: no Traefik binary on this machine)", ()
     const r = await app.request(path, { headers });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-thaw-upstream")).toBe("10.0.0.9:8012");
-    expect(r.headers.get("cache-control")).toBe("max-age=1");
+    expect(r.headers.get("cache-control")).toBe("max-age=1, stale-while-revalidate=1");
   });
 
   it("its router hosts are hosts the hook's table can route", () => {

@@ -112,6 +112,17 @@ describe("nginx auth_request + hook + activator (real nginx)", () => {
     expect(b.status).toBe(404);
   });
 
+  it("a pushed scale to zero makes the revision cold again once nginx's cached allow has run out", async () => {
+    const before = activator.counts.activate;
+    activator.scaleToZero("default/hello");
+    // nginx may answer from its cached allow for max-age (1 s) plus stale-while-revalidate (1 s)
+    await new Promise((r) => setTimeout(r, 2100));
+    const a = await httpGet(port, "hello.localhost", "/again");
+    expect(a.status).toBe(200);
+    expect(activator.counts.activate).toBe(before + 1);
+    expect(activator.starts).toBe(2);
+  });
+
   it("a route-set revision (proxy_set_header + route token) is believed", async () => {
     const a = await httpGet(port, "unrouted.localhost", "/pinned/x");
     expect(a.status).toBe(200);
