@@ -348,6 +348,36 @@ async function decisionBench() {
     `  decision ${dec.toFixed(0)} ns/request, baseline loop ${base.toFixed(1)} ns/request, ratio ${(dec / base).toFixed(1)}x (target < 2000 ns)`,
   );
   if (sink === 42) console.log("");
+  await middlewareBench(hook);
+}
+
+// The whole middleware in a Hono app (request view, decision, next()) against the same app without it.
+async function middlewareBench(hook) {
+  const { Hono } = await import("hono");
+  const { thawIngress } = await import("../dist/index.js");
+  const plain = new Hono();
+  plain.get("*", (c) => c.text("ok"));
+  const gated = new Hono();
+  gated.use("*", thawIngress({ hook }));
+  gated.get("*", (c) => c.text("ok"));
+  const N = quick ? 50_000 : 300_000;
+  const headers = { host: "hello.localhost", "user-agent": "wrk", accept: "*/*" };
+  const time = async (app) => {
+    for (let i = 0; i < 5_000; i++)
+      await app.fetch(new Request("http://hello.localhost/orders/42", { headers }));
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < N; i++) await app.fetch(new Request("http://hello.localhost/orders/42", { headers }));
+    return Number(process.hrtime.bigint() - t0) / N;
+  };
+  const runs = [];
+  for (let i = 0; i < 3; i++) runs.push({ plain: await time(plain), gated: await time(gated) });
+  const med = (xs) => xs.sort((a, b) => a - b)[1];
+  const p = med(runs.map((r) => r.plain));
+  const g = med(runs.map((r) => r.gated));
+  console.log(`\nthawIngress middleware in a Hono app (app.fetch, ${N} requests x 3, median):`);
+  console.log(
+    `  with ${(g / 1000).toFixed(2)} us/request, without ${(p / 1000).toFixed(2)} us/request, added ${((g - p) / 1000).toFixed(2)} us`,
+  );
 }
 
 try {
