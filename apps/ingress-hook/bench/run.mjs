@@ -33,6 +33,12 @@ function need(bin, hint) {
 need("nginx", "run `apt-get install -y nginx-light` (or bash .ci/run)");
 need("wrk", "run `apt-get install -y wrk=4.1.0-3+b2`");
 
+/** The version a tool prints about itself (wrk on stdout, nginx on stderr). */
+function tool(bin, args, re) {
+  const r = spawnSync(bin, args, { encoding: "utf8" });
+  return (`${r.stdout}${r.stderr}`.match(re) ?? [`${bin} ?`])[0];
+}
+
 function listen(server) {
   return new Promise((r) => server.listen(0, "127.0.0.1", () => r(server.address().port)));
 }
@@ -189,7 +195,7 @@ const fmt = (ms) => `${(ms * 1000).toFixed(0)} us`;
 async function main() {
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `ingress-hook bench  (wrk ${DURATION} per run, ${ROUNDS} round(s); load average before: ${load}; 2 shared cores)`,
+    `ingress-hook bench  (${tool("wrk", ["-v"], /wrk \S+/)}, ${tool("nginx", ["-v"], /nginx\/\S+/)}; ${DURATION} per run, ${ROUNDS} round(s); load average before: ${load}; 2 shared cores)`,
   );
   const backendPort = await startBackend();
   const activator = await startActivator(`127.0.0.1:${backendPort}`);
