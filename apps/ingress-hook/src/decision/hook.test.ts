@@ -257,3 +257,15 @@ describe("IngressHook.decide: cold and warm", () => {
     });
   }
 });
+
+describe("IngressHook options", () => {
+  it("an option passed as undefined keeps its default", async () => {
+    const { hook, activator } = setup({ activationTimeoutMs: undefined, warmTtlMs: undefined });
+    void hook.decide(req("hello.localhost"));
+    await Promise.resolve();
+    expect(activator.calls[0]?.timeoutMs).toBe(60_000);
+  });
+  it("refuses a non-positive activation timeout", () => {
+    expect(() => setup({ activationTimeoutMs: 0 })).toThrow(RangeError);
+  });
+});

@@ -70,8 +70,14 @@ export class IngressHook {
           : {}),
       }),
       retryAfterSeconds: 1,
-      ...options,
+      // An option given as undefined keeps its default.
+      ...(Object.fromEntries(
+        Object.entries(options).filter(([, v]) => v !== undefined),
+      ) as IngressHookOptions),
     };
+    if (!(this.#o.activationTimeoutMs > 0)) {
+      throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
+    }
     this.cache = new WarmCache(this.#o.warmTtlMs);
   }
 

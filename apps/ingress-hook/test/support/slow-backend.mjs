@@ -18,7 +18,9 @@ if (delay !== "never") {
       res.end(body);
     });
     server.keepAliveTimeout = 60_000;
-    server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => process.stdout.write(`listening ${server.address().port}\n`));
+    server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () =>
+      process.stdout.write(`listening ${server.address().port}\n`),
+    );
     process.on("SIGTERM", () => server.close(() => process.exit(0)));
   }, Number(delay));
 } else {
