@@ -149,6 +149,7 @@ describe("nginx auth_request + hook + activator (real nginx)", () => {
     expect(a.headers["retry-after"]).toBe("2");
     expect(JSON.parse(a.body)).toMatchObject({ error: { code: "ERR_ACTIVATION_TIMEOUT" } });
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000);
+    // the hook gives up at the deadline plus 1 s of grace for a silent activator; slack for a loaded CI
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500);
   });
 });
