@@ -20,6 +20,7 @@ const packages: Record<string, string> = {
   "autoscaler-config.json": "@thaw/autoscaler",
   "bucket-window.json": "@thaw/autoscaler",
   "kpa-decider.json": "@thaw/autoscaler",
+  "readiness-probe.json": "@thaw/readiness",
 };
 
 /** The registry the CLI uses. */
