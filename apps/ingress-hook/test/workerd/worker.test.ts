@@ -1,8 +1,12 @@
 import { env, exports } from "cloudflare:workers";
 import { systemClock } from "@thaw/clock";
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
-import type { ActivationOutcome, ActivatorClient } from "../../src/decision/activator-client.js";
+import { describe, expect, inject, it } from "vitest";
+import {
+  type ActivationOutcome,
+  type ActivatorClient,
+  httpActivatorClient,
+} from "../../src/decision/activator-client.js";
 import { IngressHook } from "../../src/decision/hook.js";
 import { hostTableResolver } from "../../src/decision/resolvers.js";
 import { type ThawIngressVariables, thawIngress } from "../../src/middleware.js";
@@ -120,5 +124,54 @@ describe("thawIngress middleware in a Hono gateway on workerd", () => {
   it("a path outside the service's prefixes is a 404", async () => {
     const { app } = gateway();
     expect((await app.request("http://shop.example/other")).status).toBe(404);
+  });
+});
+
+describe("thawIngress on workerd against the real @thaw/activator worker (its Durable Object)", () => {
+  it("activates once through the activator's /v1/activate, then passes warm requests with no call", async () => {
+    const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
+    let calls = 0;
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: Math.random,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+      activator: httpActivatorClient({
+        baseUrl: "http://activator.internal",
+        clock: systemClock,
+        fetch: (r) => {
+          calls++;
+          return real.fetch(r);
+        },
+      }),
+    });
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", (c) => c.json(c.var.thaw));
+    const cold = await Promise.all(Array.from({ length: 5 }, () => app.request("http://hello.localhost/x")));
+    expect(cold.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const body = (await cold[0]!.json()) as { upstream: string; warm: boolean };
+    expect(body.upstream).toBe(`127.0.0.1:${inject("podPort")}`);
+    expect(calls).toBe(1);
+    const warm = (await (await app.request("http://hello.localhost/y")).json()) as { warm: boolean };
+    expect(warm.warm).toBe(true);
+    expect(calls).toBe(1);
+  });
+
+  it("a revision the activator does not know is a 404", async () => {
+    const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: Math.random,
+      resolvers: [hostTableResolver([{ name: "ghost", namespace: "default", hosts: ["ghost.localhost"] }])],
+      activator: httpActivatorClient({
+        baseUrl: "http://activator.internal",
+        clock: systemClock,
+        fetch: (r) => real.fetch(r),
+      }),
+    });
+    const app = new Hono();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", (c) => c.text("should not get here"));
+    expect((await app.request("http://ghost.localhost/")).status).toBe(404);
   });
 });
