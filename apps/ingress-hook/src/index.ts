@@ -29,8 +29,8 @@ export {
   envoyDecoratorResolver,
   hostTableResolver,
   type Resolver,
-  resolveRevision,
   routeHeadersResolver,
+  runResolvers,
   type ServiceRoute,
 } from "./decision/resolvers.js";
 export { isRouteTrusted } from "./decision/route-trust.js";

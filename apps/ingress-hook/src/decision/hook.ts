@@ -4,7 +4,7 @@ import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
-import { type Resolver, resolveRevision } from "./resolvers.js";
+import { type Resolver, runResolvers } from "./resolvers.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
 import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
@@ -93,7 +93,7 @@ export class IngressHook {
       const bad = outsideInternalHeader(req.headers, trusted);
       if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
     }
-    const found = resolveRevision(this.#o.resolvers, req, trusted);
+    const found = runResolvers(this.#o.resolvers, req, trusted);
     if (!found) {
       return this.#deny(
         ErrorCode.ERR_UNKNOWN_REVISION,

@@ -83,7 +83,7 @@ export function hostTableResolver(services: readonly ServiceRoute[]): Resolver {
 }
 
 /** Runs resolvers in order; route-trust ones only when `routeTrusted`. */
-export function resolveRevision(
+export function runResolvers(
   resolvers: readonly Resolver[],
   req: HookRequest,
   routeTrusted: boolean,
