@@ -115,8 +115,9 @@ describe("nginx auth_request + hook + activator (real nginx)", () => {
   it("a pushed scale to zero makes the revision cold again once nginx's cached allow has run out", async () => {
     const before = activator.counts.activate;
     activator.scaleToZero("default/hello");
-    // nginx may answer from its cached allow for max-age (1 s) plus stale-while-revalidate (1 s)
-    await new Promise((r) => setTimeout(r, 2100));
+    // nginx may answer from its cached allow for max-age (1 s) plus stale-while-revalidate (1 s), counted in
+    // whole seconds, so up to 3 s
+    await new Promise((r) => setTimeout(r, 3100));
     const a = await httpGet(port, "hello.localhost", "/again");
     expect(a.status).toBe(200);
     expect(activator.counts.activate).toBe(before + 1);
