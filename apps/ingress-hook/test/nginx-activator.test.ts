@@ -101,8 +101,10 @@ describe("nginx + hook + the real @thaw/activator", () => {
     expect(pokes.filter((p) => p === "default/hello")).toHaveLength(1);
   });
 
-  it("warm requests make no call to the activator", async () => {
+  it("warm requests make no call to the activator, past the hook's TTL too (the watch vouches)", async () => {
     const before = { ...calls };
+    // longer than the hook's 2 s warm TTL: the entry stays warm because /v1/watch pushed the ready pod
+    await new Promise((r) => setTimeout(r, 2500));
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(
         Array.from({ length: 100 }, () => httpGet(port, "hello.localhost", "/w")),

@@ -75,6 +75,8 @@ describe("nginx auth_request + hook + activator (real nginx)", () => {
   });
 
   it("warm requests pass without any call to the activator (and mostly from nginx's auth cache)", async () => {
+    // past the hook's 2 s warm TTL: the entry stays warm because /v1/watch pushed the ready pod
+    await new Promise((r) => setTimeout(r, 2500));
     const before = { ...activator.counts };
     const warmAllowsBefore = hook.hook.stats.warmAllows;
     const n = 300;
