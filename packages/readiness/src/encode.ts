@@ -1,11 +1,12 @@
-import type {
-  GrpcAction,
-  HttpGetAction,
-  IntOrString,
-  Issue,
-  Probe,
-  Result,
-  TcpSocketAction,
+import {
+  type GrpcAction,
+  type HttpGetAction,
+  type IntOrString,
+  type Issue,
+  type Probe,
+  type Result,
+  type TcpSocketAction,
+  TIMING_FIELDS,
 } from "./types.js";
 
 /**
@@ -21,13 +22,7 @@ export function encodeProbe(probe: Probe): string {
   if (probe.httpGet) parts.push(`"httpGet":${httpGet(probe.httpGet)}`);
   if (probe.tcpSocket) parts.push(`"tcpSocket":${tcpSocket(probe.tcpSocket)}`);
   if (probe.grpc) parts.push(`"grpc":${grpc(probe.grpc)}`);
-  for (const f of [
-    "initialDelaySeconds",
-    "timeoutSeconds",
-    "periodSeconds",
-    "successThreshold",
-    "failureThreshold",
-  ] as const) {
+  for (const f of TIMING_FIELDS) {
     const v = probe[f];
     if (v) parts.push(`"${f}":${v}`);
   }

@@ -10,15 +10,16 @@ import {
   put,
   str,
 } from "./parse-helpers.js";
-import type {
-  ExecAction,
-  GrpcAction,
-  HttpGetAction,
-  HttpHeader,
-  Issue,
-  Probe,
-  Result,
-  TcpSocketAction,
+import {
+  type ExecAction,
+  type GrpcAction,
+  type HttpGetAction,
+  type HttpHeader,
+  type Issue,
+  type Probe,
+  type Result,
+  type TcpSocketAction,
+  TIMING_FIELDS,
 } from "./types.js";
 
 /** How the parser treats keys that `corev1.Probe` does not have. */
@@ -93,13 +94,7 @@ function readProbe(v: unknown, path: string, ctx: Ctx): Probe | undefined {
   if (o.httpGet != null) put(p, "httpGet", readHttpGet(o.httpGet, join(path, "httpGet"), ctx));
   if (o.tcpSocket != null) put(p, "tcpSocket", readTcp(o.tcpSocket, join(path, "tcpSocket"), ctx));
   if (o.grpc != null) put(p, "grpc", readGrpc(o.grpc, join(path, "grpc"), ctx));
-  for (const f of [
-    "initialDelaySeconds",
-    "timeoutSeconds",
-    "periodSeconds",
-    "successThreshold",
-    "failureThreshold",
-  ] as const) {
+  for (const f of TIMING_FIELDS) {
     put(p, f, int32(o[f], join(path, f), ctx));
   }
   // A pointer in Go: an explicit 0 is kept, unlike the plain int32 fields above.

@@ -1,5 +1,12 @@
 import { encodeProbeEnv } from "./encode.js";
-import type { Container, IntOrString, Issue, Probe, Result } from "./types.js";
+import {
+  type Container,
+  type IntOrString,
+  type Issue,
+  type Probe,
+  type Result,
+  TIMING_FIELDS,
+} from "./types.js";
 
 /** The port the queue-proxy serves HTTP/1 traffic on. */
 export const QUEUE_HTTP_PORT = 8012;
@@ -134,13 +141,7 @@ export function queueProxyOwnProbe(userProbe: Probe | undefined, queuePort: numb
     httpGet: { port: queuePort, httpHeaders: [{ name: "K-Network-Probe", value: "queue" }] },
   };
   if (!userProbe) return own;
-  for (const f of [
-    "initialDelaySeconds",
-    "timeoutSeconds",
-    "periodSeconds",
-    "successThreshold",
-    "failureThreshold",
-  ] as const) {
+  for (const f of TIMING_FIELDS) {
     if (userProbe[f]) own[f] = userProbe[f];
   }
   if (userProbe.terminationGracePeriodSeconds !== undefined) {

@@ -80,6 +80,15 @@ export interface Issue {
 /** A value or the issues that stopped it. */
 export type Result<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
 
+/** The integer timing fields of a probe that Knative copies and Go encodes, in Go's key order. */
+export const TIMING_FIELDS = [
+  "initialDelaySeconds",
+  "timeoutSeconds",
+  "periodSeconds",
+  "successThreshold",
+  "failureThreshold",
+] as const;
+
 /** The names of the four probe handlers, in the order Knative dispatches them. */
 export const HANDLER_NAMES = ["httpGet", "tcpSocket", "grpc", "exec"] as const;
 
