@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * thaw-queue-proxy: the pod sidecar, configured only by Knative's environment variables (knative-spec.md
+ * c.2) plus a few THAW_* knobs documented in the README.
+ */
+import { systemClock } from "@thaw/clock";
+import type { QueueProber } from "@thaw/protocol";
+import { createProber, decodeProbeEnv } from "@thaw/readiness";
+import { nodeTransport } from "@thaw/readiness/node";
+import { pino } from "pino";
+import { formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
+import { startQueueProxy } from "./queue-proxy.js";
+
+/** The readiness check from `SERVING_READINESS_PROBE`, or the issues that stop the start. */
+function readiness(config: QueueProxyConfig): { prober: QueueProber } | { error: string } {
+  // Knative: no probe configured means always ready.
+  if (config.readinessProbe.trim() === "") return { prober: () => true };
+  const decoded = decodeProbeEnv(config.readinessProbe, config.multiContainerProbes);
+  if (!decoded.ok) {
+    return {
+      error: [
+        "thaw-queue-proxy: SERVING_READINESS_PROBE is not a valid probe:",
+        ...decoded.issues.map((i) => `  ${i.path}: ${i.message}`),
+      ].join("\n"),
+    };
+  }
+  const prober = createProber({
+    probes: decoded.value,
+    transport: nodeTransport,
+    clock: systemClock,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  return { prober: () => prober.probe() };
+}
+
+async function main(): Promise<void> {
+  const parsed = parseConfig(process.env);
+  if (!parsed.ok) {
+    process.stderr.write(`${formatIssues(parsed.issues)}\n`);
+    process.exit(1);
+  }
+  const config = parsed.value;
+  const probe = readiness(config);
+  if ("error" in probe) {
+    process.stderr.write(`${probe.error}\n`);
+    process.exit(1);
+  }
+  const requestLog = config.requestLog
+    ? pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime })
+    : null;
+  const qp = await startQueueProxy(config, { clock: systemClock, prober: probe.prober, requestLog });
+  // One machine-readable line so supervisors and tests learn the bound ports.
+  process.stderr.write(`${JSON.stringify({ msg: "thaw-queue-proxy listening", ...qp.ports })}\n`);
+  let stopping = false;
+  process.on("SIGTERM", () => {
+    if (stopping) return;
+    stopping = true;
+    qp.shutdown().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`thaw-queue-proxy: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  });
+  process.on("SIGINT", () => process.exit(0));
+}
+
+void main();
