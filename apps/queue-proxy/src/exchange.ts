@@ -182,8 +182,6 @@ export class Exchange implements Timed, H2Sink {
   /** Timer fired (TimeoutSweeper): 504 `request timeout`, or end what was started. */
   timeout(): void {
     if (this.ended) return;
-    this.abortUpstream?.();
-    this.waiting?.abort();
     const { res } = this;
     if (!res.headersSent) this.reply(504, TIMEOUT_BODY);
     else if (res.hasHeader("content-length")) {
@@ -193,6 +191,9 @@ export class Exchange implements Timed, H2Sink {
       res.end(TIMEOUT_BODY);
       this.finish(this.status);
     }
+    // After finish(): undici reports the abort through onError, which must find the exchange ended.
+    this.abortUpstream?.();
+    this.waiting?.abort();
   }
 
   private readonly onDrain = (): void => {
@@ -202,9 +203,9 @@ export class Exchange implements Timed, H2Sink {
   private readonly onClientClose = (): void => {
     if (this.ended) return;
     // The client went away: stop the upstream call and write nothing (c.3).
+    this.finish(0);
     this.abortUpstream?.();
     this.waiting?.abort();
-    this.finish(0);
   };
 
   private finish(status: number): void {

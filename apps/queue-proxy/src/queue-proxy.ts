@@ -32,6 +32,8 @@ export interface RunningQueueProxy {
   drainer: Drainer;
   /** SIGTERM: drain, stop serving, wait for in-flight and (bounded) upgraded connections, close all. */
   shutdown(): Promise<void>;
+  /** Stops everything at once, without a drain (tests, embedding). */
+  close(): Promise<void>;
 }
 
 /** Capabilities the queue-proxy runs with; the bin passes the real ones. */
@@ -154,6 +156,18 @@ export async function startQueueProxy(
       promServer && config.userMetricsPort >= 0 ? await listen(promServer, config.userMetricsPort, host) : 0,
   };
 
+  const stopRest = async (fast: boolean) => {
+    if (tick !== null) clock.clearTimeout(tick);
+    sweeper.stop();
+    h2.close();
+    await Promise.all([closeServer(statServer), promServer ? closeServer(promServer) : undefined]);
+    await (fast ? upstream.destroy() : upstream.close());
+  };
+  const close = async () => {
+    for (const socket of serving.sockets) socket.destroy();
+    await Promise.all([closeServer(serving.front), closeServer(adminServer)]);
+    await stopRest(true);
+  };
   const shutdown = async () => {
     sigterm = true;
     await drainer.drain();
@@ -167,13 +181,9 @@ export async function startQueueProxy(
     for (const socket of serving.sockets) if (!hijackedSocket(socket)) socket.destroy();
     await hijacked.settle(config.hijackedGraceMs);
     for (const socket of serving.sockets) socket.destroy();
-    if (tick !== null) clock.clearTimeout(tick);
-    sweeper.stop();
-    h2.close();
-    await Promise.all([closeServer(statServer), promServer ? closeServer(promServer) : undefined]);
-    await upstream.close();
+    await stopRest(false);
   };
   const hijackedSocket = (socket: import("node:net").Socket) => hijacked.has(socket);
 
-  return { ports, drainer, shutdown };
+  return { ports, drainer, shutdown, close };
 }
