@@ -54,10 +54,12 @@ describe(":9090 /metrics (protobuf Stat, c.5 and f.1)", () => {
       for (let i = 0; i < 2; i++) await get(`${qp.url}/proxied`, { "k-proxy-request": "activator" });
       await slow;
       expect(Date.now() - t0).toBeLessThan(950); // everything inside one period
+      const uptime = (await scrape(qp.ports.metrics)).stat.processUptime;
       let stat = (await scrape(qp.ports.metrics)).stat;
-      const uptime = stat.processUptime;
-      while ((stat = (await scrape(qp.ports.metrics)).stat).processUptime === uptime)
+      while (stat.processUptime === uptime) {
         await new Promise((r) => setTimeout(r, 20));
+        stat = (await scrape(qp.ports.metrics)).stat;
+      }
       expect(stat.podName).toBe("hello-00001-deployment-abc");
       expect(stat.requestCount).toBe(6);
       expect(stat.proxiedRequestCount).toBe(2);
