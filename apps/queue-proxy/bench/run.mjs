@@ -307,7 +307,8 @@ async function oneRun(runIndex) {
         r.xCc0 = r.rps / byName["qp-cc0"].rps;
         r.addP50 = r.p50 - byName.direct.p50;
         r.addP99 = r.p99 - byName.direct.p99;
-        (rows[`${t.name}@${conns}`] ??= []).push(r);
+        const key = `${t.name}@${conns}`;
+        rows[key] = [...(rows[key] ?? []), r];
       }
     }
     console.error(`run ${runIndex + 1} round ${round + 1}/${ROUNDS} done`);
