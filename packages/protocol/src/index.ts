@@ -1,6 +1,21 @@
 /**
  * @thaw/protocol: Knative's data-plane protocol as pure functions and constants, shared by every part of
- * Thaw (knative-spec.md sections a and f).
+ * Thaw (knative-spec.md sections a, c.8, d.1 and f), plus the activation API's types.
  */
+export * from "./activation-api.js";
+export * from "./activator-probe.js";
+export * from "./capped-read.js";
+export * from "./classify.js";
+export * from "./drainer.js";
+export * from "./error-code.js";
+export * from "./forward-headers.js";
+export * from "./forwarded.js";
 export * from "./headers.js";
+export * from "./network-probe.js";
+export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";
+export * from "./queue-health.js";
+export * from "./revision-id.js";
+export * from "./revision-lookup.js";
+export * from "./route-tag.js";
 export * from "./stat.js";
+export * from "./stat-codec.js";

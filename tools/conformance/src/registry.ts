@@ -11,4 +11,21 @@ export interface Entry {
  * Vector file name -> adapter. A file missing here fails every vector: the runner never passes what it
  * does not understand.
  */
-export const registry: Record<string, Entry> = {};
+export const registry: Record<string, Entry> = {
+  "probe-protocol.json": {
+    pkg: "@thaw/protocol",
+    load: async () => (await import("./adapters/probe-protocol.js")).adapter,
+  },
+  "breaker.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/breaker.js")).adapter,
+  },
+  "request-stats.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/request-stats.js")).adapter,
+  },
+  "throttler-lb.json": {
+    pkg: "@thaw/activation",
+    load: async () => (await import("./adapters/throttler-lb.js")).adapter,
+  },
+};

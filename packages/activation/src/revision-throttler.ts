@@ -1,0 +1,164 @@
+import { Breaker } from "./breaker.js";
+import { assignSlice, calculateCapacity, inferActivatorIndex, MAX_INT32 } from "./capacity.js";
+import { abortError } from "./errors.js";
+import type { Gate } from "./gate.js";
+import { InfiniteBreaker } from "./infinite-breaker.js";
+import { type LbPolicy, policyFor, type RandomSource } from "./lb-policy.js";
+import { PodTracker } from "./pod-tracker.js";
+import { WaiterQueue } from "./waiter-queue.js";
+
+/** Settings of one revision's throttler. */
+export interface RevisionThrottlerOptions {
+  /** The revision's containerConcurrency; 0 = unlimited per pod. */
+  containerConcurrency: number;
+  /** Most requests that may wait for capacity; overflow rejects with QueueFullError. Default 10 000. */
+  queueLimit?: number;
+  /** Random source for the CC-0 policy; default Math.random. */
+  random?: RandomSource;
+}
+
+/** Default waiting-room size: Knative's activator queue depth, but here it is a real bound. */
+export const DEFAULT_QUEUE_LIMIT = 10_000;
+
+/**
+ * One revision's throttling at this activator (d.2): a revision-wide gate sized to the capacity of the
+ * pods assigned here, pod trackers, and the load-balancing policy for its containerConcurrency.
+ */
+export class RevisionThrottler {
+  readonly containerConcurrency: number;
+  readonly #gate: Gate;
+  readonly #policy: LbPolicy;
+  readonly #trackers = new Map<string, PodTracker>();
+  #sorted: PodTracker[] = [];
+  #assigned: PodTracker[] = [];
+  #backendCount = 0;
+  #numActivators = 1;
+  #activatorIndex = -1;
+  // Admitted callers that found no tracker with room (capacity changed under them) park here.
+  readonly #retry = new WaiterQueue();
+
+  constructor(opts: RevisionThrottlerOptions) {
+    const cc = opts.containerConcurrency;
+    if (!Number.isInteger(cc) || cc < 0) throw new RangeError(`containerConcurrency must be >= 0, got ${cc}`);
+    const limit = opts.queueLimit ?? DEFAULT_QUEUE_LIMIT;
+    this.containerConcurrency = cc;
+    this.#gate =
+      cc === 0
+        ? new InfiniteBreaker(limit)
+        : new Breaker({
+            queueDepth: Math.max(1, limit),
+            maxConcurrency: MAX_INT32,
+            initialCapacity: 0,
+            maxWaiting: limit,
+          });
+    this.#policy = policyFor(cc, opts.random ?? Math.random);
+  }
+
+  /** The revision gate's capacity (an infinite breaker reports 0 or 1). */
+  get capacity(): number {
+    return this.#gate.capacity;
+  }
+
+  /** Requests admitted or waiting. */
+  get inFlight(): number {
+    return this.#gate.inFlight;
+  }
+
+  /** Requests waiting for capacity (in the gate, or admitted and waiting for a pod with room). */
+  get waiting(): number {
+    return this.#gate.waiting + this.#retry.size;
+  }
+
+  /** Every tracker, sorted by destination. */
+  get podTrackers(): readonly PodTracker[] {
+    return this.#sorted;
+  }
+
+  /** The trackers this activator sends to (its subset when activators share pods). */
+  get assignedTrackers(): readonly PodTracker[] {
+    return this.#assigned;
+  }
+
+  /** Replaces the healthy destinations; trackers of kept pods keep their in-flight counts. */
+  updateDestinations(dests: readonly string[], backendCount = dests.length): void {
+    const next = new Map<string, PodTracker>();
+    for (const d of dests) {
+      next.set(d, this.#trackers.get(d) ?? new PodTracker(d, this.containerConcurrency));
+    }
+    this.#trackers.clear();
+    for (const [d, t] of next) this.#trackers.set(d, t);
+    this.#sorted = [...next.values()].sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));
+    this.updateCapacity(backendCount);
+  }
+
+  /** Sets this activator's place among the revision's activators (index -1 = unknown: use every pod). */
+  updateActivators(numActivators: number, activatorIndex: number): void {
+    this.#numActivators = numActivators;
+    this.#activatorIndex = activatorIndex;
+    this.updateCapacity(this.#backendCount);
+  }
+
+  /** Same, from the sorted ready activator IPs of the revision and this activator's IP. */
+  updateActivatorIps(sortedIps: readonly string[], self: string): void {
+    this.updateActivators(sortedIps.length, inferActivatorIndex(sortedIps, self));
+  }
+
+  /** Re-assigns trackers and recomputes the gate's capacity for `backendCount` backends. */
+  updateCapacity(backendCount: number): void {
+    this.#assigned =
+      this.containerConcurrency > 0
+        ? assignSlice(this.#sorted, this.#activatorIndex, this.#numActivators)
+        : this.#sorted.slice();
+    const cap = calculateCapacity(
+      this.containerConcurrency,
+      backendCount,
+      this.#assigned.length,
+      this.#numActivators,
+    );
+    this.#backendCount = backendCount;
+    this.#gate.updateConcurrency(cap);
+    while (this.#retry.wakeHead()) {}
+  }
+
+  /** Admits and reserves a pod without waiting; undefined when that is not possible right now. */
+  tryAcquire(): PodTracker | undefined {
+    if (!this.#gate.tryAcquire()) return undefined;
+    const t = this.#policy(this.#assigned);
+    if (t === undefined) this.#gate.release();
+    return t;
+  }
+
+  /** Waits (in arrival order, bounded) for capacity, then reserves a pod. */
+  async acquire(signal?: AbortSignal): Promise<PodTracker> {
+    const fast = this.tryAcquire();
+    if (fast) return fast;
+    await this.#gate.acquire(signal);
+    for (;;) {
+      const t = this.#policy(this.#assigned);
+      if (t) return t;
+      try {
+        await this.#retry.wait(signal);
+      } catch (err) {
+        this.#gate.release();
+        throw err instanceof Error ? err : abortError(err);
+      }
+    }
+  }
+
+  /** Gives back what `tryAcquire` / `acquire` returned. */
+  release(tracker: PodTracker): void {
+    tracker.release();
+    this.#retry.wakeHead();
+    this.#gate.release();
+  }
+
+  /** Waits for capacity, runs `fn` with the reserved destination, releases however `fn` ends. */
+  async try<T>(signal: AbortSignal | undefined, fn: (dest: string) => T | Promise<T>): Promise<T> {
+    const t = this.tryAcquire() ?? (await this.acquire(signal));
+    try {
+      return await fn(t.dest);
+    } finally {
+      this.release(t);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { ErrorCode, httpStatusFor } from "./error-code.js";
+
+/** POST /v1/activate body */
+export interface ActivateRequest {
+  namespace: string;
+  name: string;
+  timeoutMs: number;
+}
+
+/** 200 answer */
+export interface ActivateResponse {
+  namespace: string;
+  name: string;
+  /** "host:port" of pods that passed the K-Network-Probe: queue probe. */
+  endpoints: string[];
+  /** True when this call (or the flight it joined) woke the revision. */
+  coldStart: boolean;
+  /** Time the activator spent waiting for readiness for this call. */
+  waitedMs: number;
+}
+
+/** Error body of every non-2xx answer of the activator / hook JSON APIs */
+export interface ApiError {
+  error: { code: string; message: string };
+}
+
+/** One event of GET /v1/watch (server-sent events, `event: endpoints`, data = JSON of this) */
+export interface EndpointsEvent {
+  namespace: string;
+  name: string;
+  endpoints: string[];
+  mode: "proxy" | "serve";
+}
+
+/** A problem with an input, located by a field path. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** Longest timeout a runtime timer can hold (2^31-1 ms); longer ones fire at once in Node. */
+export const MAX_ACTIVATE_TIMEOUT_MS = 2_147_483_647;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function checkLabel(value: unknown, path: string, what: string, issues: Issue[]): value is string {
+  if (typeof value !== "string" || value === "") {
+    issues.push({ path, message: `${what} is required and must be a non-empty string` });
+    return false;
+  }
+  if (value.length > 63 || !DNS_LABEL.test(value)) {
+    issues.push({
+      path,
+      message: `${what} ${JSON.stringify(value)} must be a Kubernetes name: at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit`,
+    });
+    return false;
+  }
+  return true;
+}
+
+/** Validates a parsed POST /v1/activate body; issues name the field and say what to send instead. */
+export function parseActivateRequest(
+  body: unknown,
+): { ok: true; value: ActivateRequest } | { ok: false; issues: { path: string; message: string }[] } {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return {
+      ok: false,
+      issues: [{ path: "", message: "body must be a JSON object with namespace, name and timeoutMs" }],
+    };
+  }
+  const { namespace, name, timeoutMs } = body as Record<string, unknown>;
+  const issues: Issue[] = [];
+  const nsOk = checkLabel(namespace, "namespace", "namespace", issues);
+  const nameOk = checkLabel(name, "name", "revision name", issues);
+  const timeoutOk =
+    typeof timeoutMs === "number" &&
+    Number.isFinite(timeoutMs) &&
+    timeoutMs > 0 &&
+    timeoutMs <= MAX_ACTIVATE_TIMEOUT_MS;
+  if (!timeoutOk) {
+    issues.push({
+      path: "timeoutMs",
+      message: `timeoutMs must be a number of milliseconds > 0 and <= ${MAX_ACTIVATE_TIMEOUT_MS}, got ${JSON.stringify(timeoutMs) ?? "nothing"}`,
+    });
+  }
+  if (!nsOk || !nameOk || !timeoutOk) return { ok: false, issues };
+  return { ok: true, value: { namespace, name, timeoutMs } };
+}
+
+/** The {@link ApiError} body for a code and message. */
+export function apiError(code: string, message: string): ApiError {
+  return { error: { code, message } };
+}
+
+/** A JSON {@link ApiError} response with the status {@link httpStatusFor} gives the code. */
+export function apiErrorResponse(
+  code: string,
+  message: string,
+  headers?: ConstructorParameters<typeof Headers>[0],
+): Response {
+  const h = new Headers(headers);
+  h.set("content-type", "application/json");
+  return new Response(JSON.stringify(apiError(code, message)), { status: httpStatusFor(code), headers: h });
+}
+
+/** The 400 ApiError for an ActivateRequest that failed {@link parseActivateRequest}. */
+export function badActivateRequestResponse(issues: readonly Issue[]): Response {
+  const message = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+  return apiErrorResponse(ErrorCode.ERR_BAD_REQUEST, message);
+}

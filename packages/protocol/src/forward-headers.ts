@@ -1,0 +1,60 @@
+import { Header, INTERNAL_HEADERS, PROXY_REQUEST_ACTIVATOR } from "./headers.js";
+
+/** Headers that name the target revision; both reverse proxies (activator, queue-proxy) drop them. */
+export const REVISION_HEADERS: readonly string[] = [Header.revision, Header.namespace];
+
+/**
+ * The host the client asked for, preserved across the activator hop: `K-Original-Host` when an earlier
+ * hop set it, else `host`.
+ */
+export function originalHost(headers: Headers, host: string): string {
+  return headers.get(Header.originalHost) || host;
+}
+
+/**
+ * Headers the activator sends upstream (knative-spec.md d.1): `K-Original-Host` <- `host` unless already
+ * present, `K-Proxy-Request: activator`, and no `Host` (the upstream URL's authority replaces it) nor
+ * revision headers. `host` is the authority the activator received.
+ */
+export function activatorForwardHeaders(headers: Headers, host: string): Headers {
+  const out = new Headers(headers);
+  if (!out.has(Header.originalHost) && host !== "") out.set(Header.originalHost, host);
+  out.delete("host");
+  out.set(Header.proxyRequest, PROXY_REQUEST_ACTIVATOR);
+  for (const name of REVISION_HEADERS) out.delete(name);
+  return out;
+}
+
+/** What the queue-proxy forwards to the user container: the Host to use and the cleaned headers. */
+export interface QueueProxyForward {
+  host: string;
+  headers: Headers;
+}
+
+/**
+ * The queue-proxy side of the hop (knative-spec.md a.1): `Host` comes back from `K-Original-Host`
+ * (else stays `host`), and `K-Original-Host` plus the revision headers are removed.
+ */
+export function queueProxyForwardHeaders(headers: Headers, host: string): QueueProxyForward {
+  const out = new Headers(headers);
+  const restored = originalHost(headers, host);
+  out.delete(Header.originalHost);
+  for (const name of REVISION_HEADERS) out.delete(name);
+  if (out.has("host")) out.set("host", restored);
+  return { host: restored, headers: out };
+}
+
+/** A copy of `headers` without every header only Knative components may set (DESIGN.md contract 5). */
+export function withoutInternalHeaders(
+  headers: Headers,
+  internal: readonly string[] = INTERNAL_HEADERS,
+): Headers {
+  const out = new Headers(headers);
+  for (const name of internal) out.delete(name);
+  return out;
+}
+
+/** True when a proxy (in practice the activator) forwarded this request: the queue-proxy counts it as proxied. */
+export function isProxiedRequest(headers: Headers): boolean {
+  return (headers.get(Header.proxyRequest) ?? "") !== "";
+}
