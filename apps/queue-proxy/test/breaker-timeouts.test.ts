@@ -100,7 +100,13 @@ describe("breaker (containerConcurrency 1: 1 running + 10 waiting)", () => {
 });
 
 describe("timeouts (c.4)", () => {
-  const rows = [
+  const rows: {
+    name: string;
+    env: Record<string, string>;
+    path: string;
+    status: number;
+    body: string | null;
+  }[] = [
     {
       name: "total timeout: 504 request timeout",
       env: { REVISION_TIMEOUT_SECONDS: "1" },

@@ -114,7 +114,7 @@ describe("network probe rows (K-Network-Probe: probe)", () => {
 });
 
 describe("while draining", () => {
-  const rows = [
+  const rows: { name: string; headers: Record<string, string> }[] = [
     { name: "kubelet health check", headers: { ...KUBE, "k-network-probe": "queue" } },
     {
       name: "activator probe",
