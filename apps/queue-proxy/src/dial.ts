@@ -49,11 +49,13 @@ export function dialWithRetry(
   policy: DialPolicy,
   callback: (err: Error | null, socket: net.Socket | null) => void,
   random: () => number = Math.random,
+  connect: (host: string, port: number) => net.Socket = (h, p) =>
+    net.connect({ host: h, port: p, noDelay: true }),
 ): void {
   let step = 0;
   const attempt = () => {
     const timeoutMs = dialTimeoutFor(policy, step) * (1 + policy.jitter * random());
-    const socket = net.connect({ host, port, noDelay: true });
+    const socket = connect(host, port);
     const timer = setTimeout(() => {
       socket.destroy();
       step++;
