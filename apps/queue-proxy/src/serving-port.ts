@@ -23,6 +23,10 @@ export function createServingPort(
   // Clients' keep-alive connections stay as long as Go's default idle timeout would keep them.
   http1.keepAliveTimeout = 120_000;
   http1.on("upgrade", onUpgrade);
+  // The HTTP/1 server never listens itself (the sniffing TCP server hands it sockets), so start Node's
+  // connection tracking by hand: it enforces headersTimeout (Go's 1 min ReadHeaderTimeout) and lets
+  // shutdown close idle keep-alive connections.
+  http1.emit("listening");
   const h2 = http2.createServer(
     {},
     onRequest as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
