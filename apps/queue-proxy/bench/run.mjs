@@ -398,10 +398,11 @@ for (let i = 0; i < RUNS; i++) {
   console.log(`\n## run ${i + 1}`);
   printTable(r.summary);
   console.log(
-    `RSS qp-cc0: idle ${f(r.rssIdleMb, 1)} MB, under 256 connections ${f(r.rss256Mb, 1)} MB (${f(r.load256.rps, 0)} req/s, ${r.load256.errors} errors)`,
+    `RSS qp-cc0: idle after the rounds ${f(r.rssIdleMb, 1)} MB, under 256 connections ${f(r.rss256Mb, 1)} MB (${f(r.load256.rps, 0)} req/s, ${r.load256.errors} errors)`,
   );
   console.log(
-    `arrival order through CC=10: ${r.order.inversions} inversions in ${r.order.requests} requests`,
+    `arrival order through CC=10: ${r.order.inversions} inversions in ${r.order.requests} requests reaching the app` +
+      (r.order.failures.length ? `; client failures: ${r.order.failures.join(", ")}` : ""),
   );
 }
 
@@ -435,7 +436,7 @@ for (const [name, value, op, goal] of checks) {
   console.log(`${ok ? "PASS" : "MISS"}  ${name.padEnd(40)} ${f(value, 3).padStart(8)}  (goal ${op} ${goal})`);
 }
 console.log(
-  `RSS idle (MB): ${f(median(runs.map((r) => r.rssIdleMb)), 1)}; CC=10 c=64 p99 ${f(cc10("p99"))} ms, mean ${f(cc10("mean"))} ms`,
+  `RSS idle (MB): ${f(rssStartMb, 1)} after start, ${f(median(runs.map((r) => r.rssIdleMb)), 1)} between loads; CC=10 c=64 p99 ${f(cc10("p99"))} ms, mean ${f(cc10("mean"))} ms`,
 );
 if (opt.json) writeFileSync(opt.json, JSON.stringify({ machine, runs }, null, 2));
 process.exit(0);
