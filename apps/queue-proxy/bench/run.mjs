@@ -254,8 +254,9 @@ async function measure(t, conns, seconds) {
   return { ...r, cpuPerReqUs: t.name === "direct" ? Number.NaN : ((c1 - c0) * TICK_US) / r.requests };
 }
 
-/** Arrival order through CC=10: 200 requests started 1 ms apart on their own connections, backend
- *  answering after 20 ms, must reach the app in the order they were sent. */
+/** Arrival order through CC=10: 100 requests started 1 ms apart on their own connections, backend
+ *  answering after 20 ms (so up to ~50 wait, well inside the 10 x CC queue), must reach the app in the
+ *  order they were sent. */
 async function arrivalOrder(target) {
   const seen = [];
   const app = http.createServer((req, res) => {
@@ -268,7 +269,7 @@ async function arrivalOrder(target) {
   await waitPort(port, "qp-order");
   const sends = [];
   const failures = [];
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 100; i++) {
     sends.push(
       new Promise((resolve) => {
         const req = http.get({ host: "127.0.0.1", port, path: `/?i=${i}`, agent: false }, (res) => {

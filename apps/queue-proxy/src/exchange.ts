@@ -4,6 +4,7 @@ import type { H2Sink, H2Upstream } from "./h2-upstream.js";
 import type { Admission, StatsSink } from "./ports.js";
 import { responseHeaders } from "./request-head.js";
 import type { Timed, TimeoutSweeper } from "./timeouts.js";
+import { WaitSignal } from "./wait-signal.js";
 
 /** Per-request observers that run when an exchange ends (metrics, request log). */
 export interface ExchangeObserver {
@@ -40,7 +41,7 @@ export class Exchange implements Timed, H2Sink {
   private abortUpstream: ((err?: Error) => void) | null = null;
   private resumeUpstream: (() => void) | null = null;
   private admitted = false;
-  private waiting: AbortController | null = null;
+  private waiting: WaitSignal | null = null;
   private ended = false;
   private status = 0;
 
@@ -74,10 +75,10 @@ export class Exchange implements Timed, H2Sink {
       this.dispatch();
       return;
     }
-    // Only requests that must wait pay for an AbortController (timeouts and client cancels end the wait).
-    const waiting = new AbortController();
+    // Only requests that must wait carry a signal (timeouts and client cancels end the wait).
+    const waiting = new WaitSignal();
     this.waiting = waiting;
-    gate.acquire(waiting.signal).then(
+    gate.acquire(waiting.asSignal()).then(
       () => {
         this.waiting = null;
         if (this.ended) {
