@@ -49,21 +49,15 @@ export function randomChoice2Policy(random: RandomSource): LbPolicy {
       const only = trackers[0] as PodTracker;
       return only.tryReserve() ? only : undefined;
     }
-    // One draw supplies both distinct indices and the tie-breaking coin: this runs per request.
-    // Integer arithmetic while the product fits in 31 bits (up to ~32k trackers) keeps it cheap.
-    const m = n * (n - 1) * 2;
-    let x = m < 0x7fffffff ? (random() * m) | 0 : Math.floor(random() * m);
-    let a = 0;
-    let b = 1;
-    if (n > 2) {
-      a = x % n;
-      x = (x - a) / n;
-      b = x % (n - 1);
-      x = (x - b) / (n - 1);
-      // Take b from the n-1 indices other than a.
-      if (b >= a) b++;
-    }
-    const coin = (x & 1) === 0;
+    // One draw supplies both distinct indices and the tie-breaking coin, peeled off its fraction by
+    // multiplication: a second Math.random() or a division on doubles would cost more than the rest.
+    const x = random() * n;
+    const a = x | 0;
+    const y = (x - a) * (n - 1);
+    let b = y | 0;
+    // Take b from the n-1 indices other than a.
+    if (b >= a) b++;
+    const coin = y - (y | 0) < 0.5;
     let pick = trackers[a] as PodTracker;
     let alt = trackers[b] as PodTracker;
     if (pick.inFlight > alt.inFlight || (pick.inFlight === alt.inFlight && coin)) {

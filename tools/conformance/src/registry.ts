@@ -8,24 +8,31 @@ export interface Entry {
 }
 
 /**
- * Vector file name -> adapter. A file missing here fails every vector: the runner never passes what it
- * does not understand.
+ * Vector file -> the package it exercises. The adapter for `<stem>.json` is `./adapters/<stem>.js`,
+ * exporting `adapter`. A file missing here fails every vector: the runner never passes what it does not
+ * understand. One line per file, so branches adding adapters merge without conflicts.
  */
-export const registry: Record<string, Entry> = {
-  "probe-protocol.json": {
-    pkg: "@thaw/protocol",
-    load: async () => (await import("./adapters/probe-protocol.js")).adapter,
-  },
-  "breaker.json": {
-    pkg: "@thaw/activation",
-    load: async () => (await import("./adapters/breaker.js")).adapter,
-  },
-  "request-stats.json": {
-    pkg: "@thaw/activation",
-    load: async () => (await import("./adapters/request-stats.js")).adapter,
-  },
-  "throttler-lb.json": {
-    pkg: "@thaw/activation",
-    load: async () => (await import("./adapters/throttler-lb.js")).adapter,
-  },
+const packages: Record<string, string> = {
+  "probe-protocol.json": "@thaw/protocol",
+  "breaker.json": "@thaw/activation",
+  "request-stats.json": "@thaw/activation",
+  "throttler-lb.json": "@thaw/activation",
+  "autoscaler-config.json": "@thaw/autoscaler",
+  "bucket-window.json": "@thaw/autoscaler",
+  "kpa-decider.json": "@thaw/autoscaler",
+  "readiness-probe.json": "@thaw/readiness",
 };
+
+/** The registry the CLI uses. */
+export const registry: Record<string, Entry> = Object.fromEntries(
+  Object.entries(packages).map(([file, pkg]) => [
+    file,
+    {
+      pkg,
+      load: async () => {
+        const mod = (await import(`./adapters/${file.replace(/\.json$/, "")}.js`)) as { adapter: Adapter };
+        return mod.adapter;
+      },
+    },
+  ]),
+);

@@ -1,0 +1,52 @@
+import {
+  type ActivateResponse,
+  badActivateRequestResponse,
+  ErrorCode,
+  parseActivateRequest,
+} from "@thaw/protocol";
+import type { ActivatorDeps } from "../ports.js";
+import { retryAfterSeconds } from "../retry-after.js";
+import { apiError } from "./errors.js";
+
+/** POST /v1/activate (CONTRACTS.md): waits until >= 1 pod of the revision passes the queue probe. */
+export async function handleActivate(req: Request, deps: ActivatorDeps): Promise<Response> {
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    return apiError(
+      ErrorCode.ERR_BAD_REQUEST,
+      "body: must be JSON (ActivateRequest {namespace, name, timeoutMs})",
+    );
+  }
+  const parsed = parseActivateRequest(body);
+  if (!parsed.ok) {
+    return badActivateRequestResponse(parsed.issues);
+  }
+  const { namespace, name, timeoutMs } = parsed.value;
+  const key = { namespace, name };
+  const config = await deps.revisions.lookup(key);
+  if (!config) return apiError(ErrorCode.ERR_UNKNOWN_REVISION, `revision "${namespace}/${name}" not found`);
+  const gate = deps.coordinator.gate(key, config);
+  try {
+    const outcome = await gate.activate(timeoutMs, req.signal);
+    const answer: ActivateResponse = { namespace, name, ...outcome };
+    return Response.json(answer);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ERR_DEADLINE" || (err as { name?: string }).name === "TimeoutError") {
+      return apiError(
+        ErrorCode.ERR_ACTIVATION_TIMEOUT,
+        `revision "${namespace}/${name}" not ready within ${timeoutMs} ms`,
+        {
+          "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())),
+        },
+      );
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === ErrorCode.ERR_QUEUE_FULL) {
+      return apiError(code, message, { "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())) });
+    }
+    return apiError(code ?? ErrorCode.ERR_CANCELLED, message);
+  }
+}

@@ -1,0 +1,82 @@
+import {
+  activatorHealthResponse,
+  activatorProbeResponse,
+  activeEndpointNotFoundResponse,
+  answerNetworkProbe,
+  resolveRevision,
+  revisionKey,
+  revisionNotFoundMessage,
+  stripNetworkHash,
+} from "@thaw/protocol";
+import { Hono } from "hono";
+import { handleActivate } from "./api/activate.js";
+import { checkBearer } from "./api/auth.js";
+import { handleWatch } from "./api/watch.js";
+import type { ActivatorDeps } from "./ports.js";
+import { proxyRequest } from "./proxy-handler.js";
+import { Telemetry } from "./telemetry.js";
+
+/** The activator's Hono app plus the counters it keeps. */
+export interface ActivatorApp {
+  app: Hono;
+  telemetry: Telemetry;
+}
+
+const UNKNOWN_HINT =
+  "set Knative-Serving-Namespace and Knative-Serving-Revision, or use a <revision>.<namespace>.svc.<domain> host";
+
+/**
+ * The portable activator: probes in Knative's order (a.3), the `/v1` API for the ingress hook, then the
+ * activation path for every other request. Runtime specifics (sockets, pools, Durable Objects) are in `deps`.
+ */
+export function createActivatorApp(deps: ActivatorDeps, telemetry = new Telemetry()): ActivatorApp {
+  const app = new Hono();
+  // Knative's check: an error text makes the kubelet probe fail with 500 and that text.
+  const healthCheck = () => {
+    const h = deps.health?.() ?? { ok: true };
+    return h.ok ? undefined : h.reason;
+  };
+  app.all("*", async (c) => {
+    const req = c.req.raw;
+    const headers = req.headers;
+    // 1. kubelet health (P5): 200 while healthy, 500 with the reason otherwise.
+    const health = await activatorHealthResponse(req, { terminating: false, check: healthCheck });
+    if (health) return health;
+    // 2. network probe: hash echo; any other request loses K-Network-Hash.
+    const network = answerNetworkProbe(req);
+    if (network) return network;
+    // 3. activator probe.
+    const probe = activatorProbeResponse(req);
+    if (probe) return probe;
+    const hasRevisionHeaders =
+      headers.has("knative-serving-revision") || headers.has("knative-serving-namespace");
+    if (!hasRevisionHeaders) {
+      const path = new URL(req.url).pathname;
+      const api = apiRoute(req.method, path);
+      if (api) {
+        const denied = checkBearer(headers, deps.token);
+        if (denied) return denied;
+        return api === "activate"
+          ? handleActivate(req, deps)
+          : api === "watch"
+            ? handleWatch(req, deps)
+            : Response.json(telemetry.snapshot());
+      }
+    }
+    const fwd = stripNetworkHash(req);
+    const found = resolveRevision(fwd);
+    if (!found) return activeEndpointNotFoundResponse(`no revision in the request: ${UNKNOWN_HINT}`);
+    const key = { namespace: found.namespace, name: found.name };
+    const config = await deps.revisions.lookup(key);
+    if (!config) return activeEndpointNotFoundResponse(revisionNotFoundMessage(revisionKey(key)));
+    return proxyRequest(fwd, key, config, deps, telemetry);
+  });
+  return { app, telemetry };
+}
+
+function apiRoute(method: string, path: string): "activate" | "watch" | "status" | undefined {
+  if (method === "POST" && path === "/v1/activate") return "activate";
+  if (method === "GET" && path === "/v1/watch") return "watch";
+  if (method === "GET" && path === "/v1/status") return "status";
+  return undefined;
+}

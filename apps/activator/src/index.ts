@@ -1,0 +1,20 @@
+/**
+ * @thaw/activator: the portable activator app (Hono) and its ports. Runtime entries: `./node` (server,
+ * `thaw-activator` bin) and the Worker in src/worker.ts.
+ */
+export { type ActivatorApp, createActivatorApp } from "./app.js";
+export { EdgeScaling, type EdgeTick } from "./edge-scaling.js";
+export { createFetchForwarder } from "./fetch-forwarder.js";
+export { LocalCoordinator, type LocalCoordinatorOptions } from "./local-coordinator.js";
+export * from "./ports.js";
+export { canReplay } from "./replay-policy.js";
+export { retryAfterSeconds } from "./retry-after.js";
+export {
+  type ConfigIssue,
+  defaultRevisionConfig,
+  parseRevisions,
+  type StaticRevision,
+} from "./revisions-json.js";
+export { httpStatTransport, StatPump, type StatPumpOptions, type StatTransport } from "./stat-pump.js";
+export { StaticDirectory, StaticEndpointSource } from "./static-sources.js";
+export { type ColdStartSample, Telemetry, type TelemetrySnapshot } from "./telemetry.js";

@@ -1,0 +1,122 @@
+import { ManualClock } from "@thaw/clock/testing";
+import { describe, expect, it } from "vitest";
+import { LocalCoordinator } from "./local-coordinator.js";
+import { StaticEndpointSource } from "./static-sources.js";
+import { Telemetry } from "./telemetry.js";
+
+const KEY = { namespace: "default", name: "r1" };
+const CONFIG = {
+  containerConcurrency: 1,
+  timeoutSeconds: 300,
+  responseStartTimeoutSeconds: 0,
+  idleTimeoutSeconds: 0,
+  maxQueue: 10,
+  bodyBufferCap: 1024,
+};
+
+/** Pods answer the queue probe only once listed in `up`. */
+function setup() {
+  const clock = new ManualClock(1_000_000);
+  const up = new Set<string>();
+  const probed: string[] = [];
+  const fetch = async (url: string) => {
+    const dest = new URL(url).host;
+    probed.push(dest);
+    return up.has(dest) ? new Response("queue") : new Response("", { status: 503 });
+  };
+  const endpoints = new StaticEndpointSource();
+  const pokes: string[] = [];
+  const telemetry = new Telemetry();
+  const coordinator = new LocalCoordinator({
+    endpoints,
+    clock,
+    fetch,
+    telemetry,
+    scaler: { poke: (k) => pokes.push(`${k.namespace}/${k.name}`) },
+  });
+  return { clock, up, probed, endpoints, pokes, telemetry, coordinator, gate: coordinator.gate(KEY, CONFIG) };
+}
+
+describe("LocalCoordinator (over @thaw/activation)", () => {
+  it("a cold revision: one poke, waiters admitted when a listed pod passes the probe, phases recorded", async () => {
+    const { clock, up, endpoints, pokes, telemetry, gate } = setup();
+    const ac = new AbortController();
+    const a = gate.acquire(ac.signal);
+    const b = gate.acquire(ac.signal);
+    const activated = gate.activate(5000);
+    expect(pokes).toEqual(["default/r1"]);
+    await clock.advance(700);
+    endpoints.set(KEY, ["10.0.0.1:8012"]); // listed, not yet answering
+    await clock.advance(100);
+    expect(gate.readyEndpoints()).toEqual([]);
+    up.add("10.0.0.1:8012");
+    await clock.advance(15); // the next probe while waking
+    expect(gate.readyEndpoints()).toEqual(["10.0.0.1:8012"]);
+    const la = await a;
+    expect(la.dest).toBe("10.0.0.1:8012");
+    expect(await activated).toMatchObject({ endpoints: ["10.0.0.1:8012"], coldStart: true });
+    // containerConcurrency 1: the second waits for the first to finish.
+    let bDone = false;
+    void b.then(() => {
+      bDone = true;
+    });
+    await clock.advance(0);
+    expect(bDone).toBe(false);
+    la.release();
+    (await b).release();
+    expect(pokes).toHaveLength(1);
+    const phases = gate.lastColdStart();
+    expect(phases).toMatchObject({ beganAt: 1_000_000, scaleMs: 700 });
+    expect((phases?.readyMs ?? 0) + (phases?.scaleMs ?? 0)).toBeGreaterThanOrEqual(800);
+    expect(telemetry.snapshot().coldStarts).toBe(1);
+    expect(gate.recentColdStartsMs()).toHaveLength(1);
+  });
+
+  it("a pod that failed a forward is kept out until a direct probe passes again", async () => {
+    const { clock, up, endpoints, gate } = setup();
+    for (const d of ["a:1", "b:1"]) up.add(d);
+    endpoints.set(KEY, ["a:1", "b:1"]);
+    await clock.advance(1);
+    expect(gate.readyEndpoints()).toEqual(["a:1", "b:1"]);
+    up.delete("a:1");
+    gate.reportFailure("a:1");
+    expect(gate.readyEndpoints()).toEqual(["b:1"]);
+    await clock.advance(500);
+    expect(gate.readyEndpoints()).toEqual(["b:1"]);
+    up.add("a:1");
+    await clock.advance(1000);
+    expect(gate.readyEndpoints()).toEqual(["a:1", "b:1"]);
+  });
+
+  it("activate times out with ERR_DEADLINE while nothing gets ready", async () => {
+    const { clock, gate } = setup();
+    const p = gate.activate(300);
+    const caught = p.catch((e: { code?: string }) => e.code);
+    await clock.advance(300);
+    expect(await caught).toBe("ERR_DEADLINE");
+  });
+
+  it("/v1/activate waiters are bounded by maxQueue", async () => {
+    const { clock, coordinator } = setup();
+    const gate = coordinator.gate(KEY, { ...CONFIG, maxQueue: 2 });
+    const waits = [gate.activate(1000), gate.activate(1000)].map((p) =>
+      p.catch((e: { code?: string }) => e.code),
+    );
+    await expect(gate.activate(1000)).rejects.toMatchObject({ code: "ERR_QUEUE_FULL" });
+    await clock.advance(1000);
+    expect(await Promise.all(waits)).toEqual(["ERR_DEADLINE", "ERR_DEADLINE"]);
+  });
+
+  it("tells watchers about endpoint changes", async () => {
+    const { clock, up, endpoints, coordinator } = setup();
+    const seen: string[][] = [];
+    coordinator.onEndpoints((_k, eps) => seen.push(eps));
+    up.add("p:1");
+    endpoints.set(KEY, ["p:1"]);
+    await clock.advance(1);
+    endpoints.set(KEY, []);
+    await clock.advance(1);
+    expect(seen).toEqual([["p:1"], []]);
+    coordinator.close();
+  });
+});

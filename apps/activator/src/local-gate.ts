@@ -1,0 +1,192 @@
+import {
+  BackendProber,
+  probeDestination,
+  QueueFullError,
+  type RevisionThrottler,
+  type SingleFlightActivator,
+} from "@thaw/activation";
+import type { TimerHandle } from "@thaw/clock";
+import type { LocalCoordinatorOptions } from "./local-coordinator.js";
+import type { ActivationOutcome, ColdStartPhases, Lease, RevisionGate, RevisionKey } from "./ports.js";
+
+/**
+ * One revision's coordination in process: its throttler, its backend prober (fed by the endpoint source),
+ * the suspects a failed forward set aside, and the cold-start bookkeeping.
+ */
+export class LocalGate implements RevisionGate {
+  readonly #key: RevisionKey;
+  readonly #id: string;
+  readonly #o: LocalCoordinatorOptions;
+  readonly #activation: SingleFlightActivator;
+  readonly #prober: BackendProber;
+  readonly #unsubscribe: () => void;
+  readonly #notify: (eps: string[]) => void;
+  #healthy: string[] = [];
+  #notified = "";
+  /** Pods that failed a forward: kept out until a direct probe passes again. */
+  #suspects = new Map<string, TimerHandle | undefined>();
+  #coldSince: number | undefined;
+  #listedAt: number | undefined;
+  #last: ColdStartPhases | undefined;
+  #recent: number[] = [];
+  rt: RevisionThrottler;
+  /** Bound on /v1/activate waiters, like the throttler's queue for proxied requests. */
+  maxQueue = Number.POSITIVE_INFINITY;
+
+  constructor(
+    key: RevisionKey,
+    rt: RevisionThrottler,
+    o: LocalCoordinatorOptions,
+    activation: SingleFlightActivator,
+    notify: (eps: string[]) => void,
+  ) {
+    this.#key = key;
+    this.#id = `${key.namespace}/${key.name}`;
+    this.rt = rt;
+    this.#o = o;
+    this.#activation = activation;
+    this.#notify = notify;
+    this.#prober = new BackendProber({
+      fetch: o.fetch,
+      clock: o.clock,
+      intervalMs: o.probeIntervalMs ?? 200,
+      activatingIntervalMs: o.activatingIntervalMs ?? 15,
+      timeoutMs: o.probeTimeoutMs ?? 300,
+      onHealthy: (dests) => this.#onHealthy(dests),
+    });
+    this.#unsubscribe = o.endpoints.subscribe(key, (eps) => {
+      if (eps.length > 0 && this.#coldSince !== undefined && this.#listedAt === undefined) {
+        this.#listedAt = o.clock.now();
+      }
+      void this.#prober.updateEndpoints(eps, []);
+    });
+  }
+
+  async acquire(signal: AbortSignal): Promise<Lease> {
+    if (this.#usable().length === 0) this.#beginCold();
+    const t = await this.rt.acquire(signal);
+    const rt = this.rt;
+    let done = false;
+    return {
+      dest: t.dest,
+      release: () => {
+        if (done) return;
+        done = true;
+        rt.release(t);
+      },
+    };
+  }
+
+  tryAcquire(): Lease | undefined {
+    const rt = this.rt;
+    const t = rt.tryAcquire();
+    if (!t) return undefined;
+    let done = false;
+    return {
+      dest: t.dest,
+      release: () => {
+        if (done) return;
+        done = true;
+        rt.release(t);
+      },
+    };
+  }
+
+  reportFailure(dest: string): void {
+    if (this.#suspects.has(dest) || !this.#healthy.includes(dest)) return;
+    this.#suspects.set(dest, undefined);
+    this.#publish();
+    this.#recheck(dest, 0);
+  }
+
+  activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome> {
+    if (this.#usable().length === 0) this.#beginCold();
+    if (this.#activation.waiting(this.#id) >= this.maxQueue) return Promise.reject(new QueueFullError());
+    return this.#activation.wait(this.#id, { timeoutMs, signal });
+  }
+
+  readyEndpoints(): string[] {
+    return this.#usable();
+  }
+
+  recentColdStartsMs(): number[] {
+    return [...this.#recent];
+  }
+
+  lastColdStart(): ColdStartPhases | undefined {
+    return this.#last;
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    this.#prober.stop();
+    for (const h of this.#suspects.values()) if (h !== undefined) this.#o.clock.clearTimeout(h);
+  }
+
+  #usable(): string[] {
+    return this.#healthy.filter((d) => !this.#suspects.has(d));
+  }
+
+  #beginCold(): void {
+    if (this.#coldSince !== undefined) return;
+    this.#coldSince = this.#o.clock.now();
+    this.#listedAt = undefined;
+    this.#prober.setActivating(true);
+    this.#o.scaler?.poke(this.#key);
+    void this.#prober.probeNow();
+  }
+
+  #onHealthy(dests: string[]): void {
+    this.#healthy = dests;
+    for (const [d, h] of this.#suspects) {
+      if (!dests.includes(d)) {
+        if (h !== undefined) this.#o.clock.clearTimeout(h);
+        this.#suspects.delete(d);
+      }
+    }
+    this.#publish();
+  }
+
+  #publish(): void {
+    const usable = this.#usable();
+    this.rt.updateDestinations(usable);
+    this.#activation.update(this.#id, usable);
+    if (usable.length > 0 && this.#coldSince !== undefined) this.#endCold();
+    // Watchers hear about changes only (the first probe round of an empty revision is not one).
+    const joined = usable.join(",");
+    if (joined !== this.#notified) {
+      this.#notified = joined;
+      this.#notify(usable);
+    }
+  }
+
+  #endCold(): void {
+    const now = this.#o.clock.now();
+    const began = this.#coldSince as number;
+    const listed = this.#listedAt ?? now;
+    this.#last = { beganAt: began, scaleMs: Math.max(0, listed - began), readyMs: Math.max(0, now - listed) };
+    this.#recent.push(now - began);
+    if (this.#recent.length > 20) this.#recent.shift();
+    this.#o.telemetry?.coldStart({ ...this.#key, durationMs: now - began });
+    this.#coldSince = undefined;
+    this.#prober.setActivating(false);
+  }
+
+  /** Probes a suspect pod directly, with backoff, until it answers the queue probe again. */
+  #recheck(dest: string, attempt: number): void {
+    const delay = Math.min(1000, 25 * 2 ** attempt);
+    const h = this.#o.clock.setTimeout(async () => {
+      if (!this.#suspects.has(dest)) return;
+      const ac = new AbortController();
+      const t = this.#o.clock.setTimeout(() => ac.abort(), this.#o.probeTimeoutMs ?? 300);
+      const outcome = await probeDestination(this.#o.fetch, dest, ac.signal);
+      this.#o.clock.clearTimeout(t);
+      if (!this.#suspects.has(dest)) return;
+      if (outcome.healthy) {
+        this.#suspects.delete(dest);
+        this.#publish();
+      } else this.#recheck(dest, attempt + 1);
+    }, delay);
+    this.#suspects.set(dest, h);
+  }
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { readConfig } from "./config.js";
+
+describe("readConfig", () => {
+  it("defaults", () => {
+    const r = readConfig([], {});
+    expect(r.ok && r.config).toMatchObject({
+      port: 8012,
+      host: "0.0.0.0",
+      drainDelayMs: 45_000,
+      revisions: [],
+    });
+  });
+
+  it("flags win over env; revisions get Knative defaults", () => {
+    const r = readConfig(["--port", "9000", "--token=t"], {
+      THAW_ACTIVATOR_PORT: "1",
+      THAW_REVISIONS: JSON.stringify([
+        { namespace: "d", name: "r", endpoints: ["127.0.0.1:1"], containerConcurrency: 2 },
+      ]),
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config.port).toBe(9000);
+    expect(r.config.token).toBe("t");
+    expect(r.config.revisions[0]).toMatchObject({
+      containerConcurrency: 2,
+      timeoutSeconds: 300,
+      bodyBufferCap: 1048576,
+    });
+  });
+
+  it.each([
+    { name: "bad port", argv: ["--port", "x"], env: {}, path: "THAW_ACTIVATOR_PORT" },
+    { name: "unknown flag", argv: ["--nope", "1"], env: {}, path: "--nope" },
+    { name: "flag without value", argv: ["--port"], env: {}, path: "--port" },
+    {
+      name: "bad autoscaler url",
+      argv: [],
+      env: { THAW_AUTOSCALER_URL: "autoscaler:8080" },
+      path: "THAW_AUTOSCALER_URL",
+    },
+    { name: "revisions not JSON", argv: [], env: { THAW_REVISIONS: "[" }, path: "THAW_REVISIONS" },
+    {
+      name: "endpoint without port",
+      argv: [],
+      env: { THAW_REVISIONS: '[{"namespace":"d","name":"r","endpoints":["h"]}]' },
+      path: "THAW_REVISIONS[0].endpoints",
+    },
+    {
+      name: "negative concurrency",
+      argv: [],
+      env: { THAW_REVISIONS: '[{"namespace":"d","name":"r","containerConcurrency":-1}]' },
+      path: "THAW_REVISIONS[0].containerConcurrency",
+    },
+  ])("issue: $name", ({ argv, env, path }) => {
+    const r = readConfig(argv, env);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => i.path)).toContain(path);
+  });
+});

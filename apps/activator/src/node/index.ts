@@ -1,0 +1,14 @@
+/** @thaw/activator/node: the Node runtime pieces (server, config, undici pool, websocket stats). */
+export {
+  type ActivatorConfig,
+  type ConfigIssue,
+  defaultRevisionConfig,
+  readConfig,
+  type StaticRevision,
+} from "./config.js";
+export { jsonLogger } from "./json-logger.js";
+export { createMetrics } from "./metrics.js";
+export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
+export { createUndiciForwarder, type PoolOptions } from "./undici-forwarder.js";
+export { handleUpgrade } from "./upgrade.js";
+export { wsStatTransport } from "./ws-stat-transport.js";

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * `thaw-activator`: the Node activator. Configuration comes from flags and THAW_* variables (README);
+ * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.
+ */
+import { readConfig } from "./config.js";
+import { jsonLogger } from "./json-logger.js";
+import { startActivator } from "./server.js";
+
+const parsed = readConfig(process.argv.slice(2), process.env);
+if (!parsed.ok) {
+  for (const i of parsed.issues) process.stderr.write(`thaw-activator: ${i.path}: ${i.message}\n`);
+  process.exit(2);
+}
+const logger = jsonLogger();
+const running = await startActivator(parsed.config, { logger });
+logger.info("listening", {
+  host: parsed.config.host,
+  port: running.port,
+  revisions: parsed.config.revisions.length,
+});
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info("signal", { signal });
+  running.drain().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      logger.error("drain failed", { error: String(err) });
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));

@@ -1,0 +1,190 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import { ConcurrencyReporter } from "@thaw/activation";
+import { type Clock, systemClock } from "@thaw/clock";
+import { encodeWireStatMessages } from "@thaw/protocol";
+import { fetch as undiciFetch } from "undici";
+import { createActivatorApp } from "../app.js";
+import { LocalCoordinator } from "../local-coordinator.js";
+import type {
+  Coordinator,
+  EndpointSource,
+  Forwarder,
+  Logger,
+  RevisionDirectory,
+  ScalerPoke,
+} from "../ports.js";
+import { httpStatTransport, StatPump } from "../stat-pump.js";
+import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
+import { Telemetry } from "../telemetry.js";
+import type { ActivatorConfig } from "./config.js";
+import { createFastPath } from "./fast-path.js";
+import { createMetrics } from "./metrics.js";
+import { createUndiciForwarder } from "./undici-forwarder.js";
+import { handleUpgrade } from "./upgrade.js";
+import { wsStatTransport } from "./ws-stat-transport.js";
+
+/** Parts a caller may replace (tests, the CLI's local processes). */
+export interface ActivatorOverrides {
+  clock?: Clock;
+  endpoints?: EndpointSource;
+  revisions?: RevisionDirectory;
+  coordinator?: Coordinator;
+  forward?: Forwarder;
+  scaler?: ScalerPoke;
+  logger?: Logger;
+}
+
+/** A running Node activator. */
+export interface RunningActivator {
+  server: Server;
+  port: number;
+  telemetry: Telemetry;
+  /** Kubelet probe fails from now; after `drainDelayMs` the listener closes and in-flight requests finish. */
+  drain(): Promise<void>;
+  /** Immediate stop (tests). */
+  close(): Promise<void>;
+}
+
+/** Starts the activator on `config.host:config.port` (0 = any free port). */
+export async function startActivator(
+  config: ActivatorConfig,
+  o: ActivatorOverrides = {},
+): Promise<RunningActivator> {
+  const clock = o.clock ?? systemClock;
+  const telemetry = new Telemetry();
+  const endpoints = o.endpoints ?? new StaticEndpointSource(config.revisions.map((r) => [r, r.endpoints]));
+  const revisions =
+    o.revisions ??
+    new StaticDirectory(
+      config.revisions.map(({ endpoints: _e, namespace, name, ...cfg }) => ({
+        key: { namespace, name },
+        config: cfg,
+      })),
+    );
+  const pool = o.forward ? undefined : createUndiciForwarder();
+  const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
+  // undici's own fetch is loaded already; Node's global one loads lazily and slows the first probe by ~100 ms.
+  const probeFetch = undiciFetch as unknown as typeof globalThis.fetch;
+  const coordinator =
+    o.coordinator ??
+    new LocalCoordinator({
+      endpoints,
+      clock,
+      fetch: probeFetch,
+      scaler: o.scaler,
+      telemetry,
+      logger: o.logger,
+    });
+  const pump = config.autoscalerUrl
+    ? new StatPump({
+        clock,
+        encode: encodeWireStatMessages,
+        logger: o.logger,
+        transport: config.autoscalerUrl.startsWith("ws")
+          ? wsStatTransport(config.autoscalerUrl, config.token)
+          : httpStatTransport(config.autoscalerUrl, globalThis.fetch, config.token),
+      })
+    : undefined;
+  const reporter = new ConcurrencyReporter({ podName: config.podName, clock, send: (m) => pump?.send(m) });
+  reporter.start();
+  let draining = false;
+  const { app } = createActivatorApp(
+    {
+      revisions,
+      coordinator,
+      forward,
+      clock,
+      reporter,
+      token: config.token,
+      logger: o.logger,
+      podName: config.podName,
+      health: () =>
+        draining ? { ok: false, reason: "received SIGTERM from kubelet" } : (pump?.health() ?? { ok: true }),
+    },
+    telemetry,
+  );
+  const registry = createMetrics(telemetry);
+  const listener = getRequestListener(app.fetch);
+  const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
+  const fast = pool
+    ? createFastPath({ revisions, coordinator, forward, clock, reporter }, pool.agent, slow, () =>
+        telemetry.replayed(),
+      )
+    : () => false;
+  const server = createServer((req, res) => {
+    if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {
+      registry.metrics().then((text) => {
+        res.writeHead(200, { "content-type": registry.contentType });
+        res.end(text);
+      });
+      return;
+    }
+    if (!draining && fast(req, res)) return;
+    slow(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  const upgraded = new Set<import("node:stream").Duplex>();
+  server.on("upgrade", (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+    void handleUpgrade(req, socket, head, {
+      revisions,
+      coordinator,
+      forward,
+      clock,
+      reporter,
+      logger: o.logger,
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  let shut: Promise<void> | undefined;
+  const shutdown = () => (shut ??= stopParts());
+  const stopParts = async () => {
+    reporter.stop();
+    coordinator.close();
+    pump?.close();
+    await pool?.close();
+  };
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  return {
+    server,
+    port,
+    telemetry,
+    async drain() {
+      draining = true;
+      o.logger?.info("draining", { delayMs: config.drainDelayMs });
+      await clock.sleep(config.drainDelayMs);
+      // Keep-alive sockets would hold close() open: idle ones close now, busy ones after their response.
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
+      // Streams (SSE, long polls) and spliced websockets could hold the process forever: cap the wait.
+      const capped = new AbortController();
+      const timeout = clock.sleep(config.drainTimeoutMs, capped.signal).then(
+        () => "timeout" as const,
+        () => "done" as const,
+      );
+      const outcome = await Promise.race([closeServer().then(() => "done" as const), timeout]);
+      capped.abort();
+      clearInterval(idle);
+      if (outcome === "timeout") {
+        o.logger?.warn("drain timeout: closing the remaining connections", {
+          afterMs: config.drainTimeoutMs,
+        });
+        server.closeAllConnections();
+        for (const s of upgraded) s.destroy();
+      }
+      await shutdown();
+    },
+    async close() {
+      server.closeAllConnections();
+      await closeServer();
+      await shutdown();
+    },
+  };
+}

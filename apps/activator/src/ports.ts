@@ -1,0 +1,178 @@
+import type { Clock } from "@thaw/clock";
+import type { WireStatMessage } from "@thaw/protocol";
+
+/** A revision's identity: Kubernetes namespace and revision name. */
+export interface RevisionKey {
+  namespace: string;
+  name: string;
+}
+
+/** What the activator needs to know about one revision (Knative defaults in `defaultRevisionConfig`). */
+export interface RevisionConfig {
+  /** Per-pod concurrency limit; 0 = unlimited. */
+  containerConcurrency: number;
+  /** Total time a request may take, waiting included. */
+  timeoutSeconds: number;
+  /** Time until the first response byte; 0 = off. */
+  responseStartTimeoutSeconds: number;
+  /** Longest gap between response writes; 0 = off. */
+  idleTimeoutSeconds: number;
+  /** Requests that may wait for capacity at once; more get 503 + Retry-After. */
+  maxQueue: number;
+  /** Request bodies up to this many bytes are kept for replay; larger ones stream once. */
+  bodyBufferCap: number;
+}
+
+/** Looks revisions up by identity; `undefined` = unknown (404). */
+export interface RevisionDirectory {
+  lookup(key: RevisionKey): RevisionConfig | undefined | Promise<RevisionConfig | undefined>;
+  /** Every revision known now, for `/v1/watch`'s first events. */
+  list(): RevisionKey[];
+}
+
+/**
+ * Pod discovery: the "host:port" addresses of a revision's pods, ready or not (the prober decides).
+ * Implementations: a static list, the CLI's local processes, Kubernetes EndpointSlices.
+ */
+export interface EndpointSource {
+  /** Calls `onChange` now with the current list and again on every change; returns an unsubscribe. */
+  subscribe(key: RevisionKey, onChange: (endpoints: string[]) => void): () => void;
+}
+
+/** Where the activator's concurrency reports go. `send` must return at once: it never blocks requests. */
+export interface StatSink {
+  send(messages: WireStatMessage[]): void;
+}
+
+/** Asks whatever scales the revision to start a pod now (the cold-start poke). */
+export interface ScalerPoke {
+  poke(key: RevisionKey): void;
+}
+
+/** A request as the activator sends it to a pod. */
+export interface UpstreamRequest {
+  method: string;
+  /** Path and query. */
+  path: string;
+  headers: Headers;
+  /** `null` = no body. A stream is consumed once; bytes are replayable. */
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+  signal: AbortSignal;
+}
+
+/** A pod's answer. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  /** Bytes when the forwarder read a small, complete body already (cheaper than a stream). */
+  body: ReadableStream<Uint8Array> | Uint8Array | null;
+  /** The runtime's own Response, when it carries more than status/headers/body (a Workers 101 + webSocket). */
+  raw?: Response;
+}
+
+/** Thrown by a `Forwarder` when no answer came; `sent` tells whether request bytes may have reached the pod. */
+export class UpstreamError extends Error {
+  readonly code = "ERR_UPSTREAM";
+  constructor(
+    message: string,
+    /** false only when the connection was never established (refused, DNS, connect timeout). */
+    readonly sent: boolean,
+  ) {
+    super(message);
+    this.name = "UpstreamError";
+  }
+}
+
+/** Sends one request to one pod ("host:port"). */
+export type Forwarder = (dest: string, req: UpstreamRequest) => Promise<UpstreamResponse>;
+
+/** Structured logging; fields are plain JSON values. */
+export interface Logger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** A logger that drops everything (tests). */
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** A slot on one pod, held while a request is forwarded there. */
+export interface Lease {
+  dest: string;
+  release(): void;
+}
+
+/** What a wait for readiness found (the body of a 200 `/v1/activate`, minus identity). */
+export interface ActivationOutcome {
+  endpoints: string[];
+  coldStart: boolean;
+  waitedMs: number;
+}
+
+/** Per-revision coordination: capacity, probing, activation. In process on Node, a Durable Object at the edge. */
+export interface RevisionGate {
+  /**
+   * Waits for a slot on a healthy pod. Rejects with an error whose `code` is ERR_QUEUE_FULL, ERR_DEADLINE or
+   * ERR_CANCELLED when the queue is full or `signal` fires first.
+   */
+  acquire(signal: AbortSignal): Promise<Lease>;
+  /** A forward to `dest` failed before any answer: probe it again now. */
+  reportFailure(dest: string): void;
+  /** A slot right now if one is free, without waiting (the Node warm path); absent = not supported. */
+  tryAcquire?(): Lease | undefined;
+  /** Waits until >= 1 pod passes the queue probe (single flight); rejects with ERR_DEADLINE after `timeoutMs`. */
+  activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome>;
+  /** Pods that passed the probe, now. */
+  readyEndpoints(): string[];
+  /** Recent cold-start durations (ms), newest last; Retry-After is computed from them. */
+  recentColdStartsMs(): number[];
+  /** Phases of the latest cold start, for Server-Timing. */
+  lastColdStart(): ColdStartPhases | undefined;
+}
+
+/** How the latest cold start of a revision split up (ms). */
+export interface ColdStartPhases {
+  /** When the revision was found cold (first waiter), epoch ms. */
+  beganAt: number;
+  /** Until the endpoint source listed a pod. */
+  scaleMs: number;
+  /** From listed until the pod passed the queue probe. */
+  readyMs: number;
+}
+
+/** Hands out one `RevisionGate` per revision and reports endpoint changes for `/v1/watch`. */
+export interface Coordinator {
+  gate(key: RevisionKey, config: RevisionConfig): RevisionGate;
+  /** Calls `listener` on every change of a revision's ready endpoints; returns an unsubscribe. */
+  onEndpoints(listener: (key: RevisionKey, endpoints: string[]) => void): () => void;
+  /** Stops every prober and timer. */
+  close(): void;
+}
+
+/** Everything `createActivatorApp` composes. */
+export interface ActivatorDeps {
+  revisions: RevisionDirectory;
+  coordinator: Coordinator;
+  forward: Forwarder;
+  clock: Clock;
+  /** Per-request concurrency accounting feeding the autoscaler (the activation package's reporter). */
+  reporter: RequestReporter;
+  /** Bearer token for `/v1/*`; none = open. */
+  token?: string;
+  logger?: Logger;
+  /** Kubelet probe state: healthy until draining or the stats link is down. */
+  health?: () => { ok: true } | { ok: false; reason: string };
+  /** Activator instance name, for stat messages. */
+  podName?: string;
+  /** Heartbeat period of `/v1/watch` (default 15 s). */
+  watchPingMs?: number;
+}
+
+/**
+ * The slice of @thaw/activation's ConcurrencyReporter the request path uses; the reporter itself sends the
+ * cold-start poke and the periodic reports to the stat sink.
+ */
+export interface RequestReporter {
+  requestIn(key: RevisionKey, now: number): void;
+  requestOut(key: RevisionKey, now: number): void;
+}

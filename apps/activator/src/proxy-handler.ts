@@ -1,0 +1,210 @@
+import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
+import { activatorForwardHeaders, ErrorCode, errorTextResponse, httpStatusFor } from "@thaw/protocol";
+import { NO_BODY, prepareBody } from "./body.js";
+import { stripHopByHop } from "./hop-by-hop.js";
+import {
+  type ActivatorDeps,
+  type Lease,
+  type RevisionConfig,
+  type RevisionGate,
+  type RevisionKey,
+  silentLogger,
+  UpstreamError,
+  type UpstreamResponse,
+} from "./ports.js";
+import { canReplay } from "./replay-policy.js";
+import { RequestTimer } from "./request-timer.js";
+import { retryAfterSeconds } from "./retry-after.js";
+import type { Telemetry } from "./telemetry.js";
+import { trackBody } from "./track-body.js";
+
+/** Forward attempts per request, the first included; the request's own timers bound them too. */
+const MAX_ATTEMPTS = 8;
+const REPLAY_BACKOFF_MS = 25;
+
+/** Knative's body for a request that ran out of time. */
+export const TIMEOUT_BODY = "activator request timeout";
+
+/**
+ * The activation path for one request (knative-spec d.1): reporter -> timers (the wait counts) -> a slot on a
+ * healthy pod -> forward; a forward that fails with no answer is replayed on another pod when that is safe.
+ */
+export async function proxyRequest(
+  req: Request,
+  key: RevisionKey,
+  config: RevisionConfig,
+  deps: ActivatorDeps,
+  telemetry: Telemetry,
+): Promise<Response> {
+  const { clock, reporter } = deps;
+  const log = deps.logger ?? silentLogger;
+  const arrived = clock.now();
+  reporter.requestIn(key, arrived);
+  let reported = false;
+  const out = () => {
+    if (reported) return;
+    reported = true;
+    reporter.requestOut(key, clock.now());
+  };
+  const gate = deps.coordinator.gate(key, config);
+  const timer = new RequestTimer(clock, {
+    totalMs: config.timeoutSeconds * 1000,
+    responseStartMs: config.responseStartTimeoutSeconds * 1000,
+    idleMs: config.idleTimeoutSeconds * 1000,
+    callerMs: callerTimeoutMs(req.headers),
+    clientSignal: req.signal,
+  });
+  const url = new URL(req.url);
+  const headers = stripHopByHop(activatorForwardHeaders(req.headers, req.headers.get("host") ?? url.host));
+  // A websocket handshake keeps its Upgrade (Workers forward it through fetch; Node splices sockets instead).
+  const upgrade = req.headers.get("upgrade");
+  if (upgrade?.toLowerCase() === "websocket") {
+    headers.set("upgrade", upgrade);
+    headers.set("connection", "Upgrade");
+  }
+  const cold = gate.readyEndpoints().length === 0;
+  try {
+    const body =
+      req.body === null
+        ? NO_BODY
+        : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
+    for (let attempt = 0; ; attempt++) {
+      const waitStart = clock.now();
+      if (gate.readyEndpoints().length === 0) telemetry.queued();
+      const lease = await gate.acquire(timer.signal);
+      const queuedMs = clock.now() - waitStart;
+      let upstream: UpstreamResponse;
+      const sentAt = clock.now();
+      try {
+        upstream = await deps.forward(lease.dest, {
+          method: req.method,
+          path: url.pathname + url.search,
+          headers,
+          body: body.next(),
+          signal: timer.signal,
+        });
+      } catch (err) {
+        lease.release();
+        if (!(err instanceof UpstreamError) || timer.signal.aborted) throw err;
+        gate.reportFailure(lease.dest);
+        const replay = canReplay({
+          method: req.method,
+          headers: req.headers,
+          body: body.mode,
+          sent: err.sent,
+          streamTouched: body.touched(),
+        });
+        log.warn("forward failed", { dest: lease.dest, attempt, replay, error: err.message });
+        if (!replay || attempt + 1 >= MAX_ATTEMPTS) throw err;
+        telemetry.replayed();
+        // The first replay goes at once (another pod is likely there); later ones give the prober time.
+        if (attempt > 0) await clock.sleep(REPLAY_BACKOFF_MS * 2 ** (attempt - 1), timer.signal);
+        continue;
+      }
+      timer.started();
+      if (upstream.status === 101 && upstream.raw) {
+        // The socket now belongs to the client and the pod; the slot is not held for its lifetime.
+        timer.done();
+        lease.release();
+        out();
+        return upstream.raw;
+      }
+      const h = stripHopByHop(new Headers(upstream.headers));
+      if (cold || attempt > 0)
+        h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
+      return respond(upstream, h, lease, timer, out);
+    }
+  } catch (err) {
+    timer.done();
+    out();
+    return errorResponse(err, timer.expiry, gate, telemetry);
+  }
+}
+
+function respond(
+  upstream: UpstreamResponse,
+  headers: Headers,
+  lease: Lease,
+  timer: RequestTimer,
+  out: () => void,
+): Response {
+  const finish = () => {
+    timer.done();
+    lease.release();
+    out();
+  };
+  if (upstream.body === null || upstream.body instanceof Uint8Array) {
+    finish();
+    return new Response(upstream.body, { status: upstream.status, headers });
+  }
+  const body = trackBody(upstream.body, timer.signal, { onChunk: () => timer.wrote(), onEnd: finish });
+  return new Response(body, { status: upstream.status, headers });
+}
+
+function serverTiming(gate: RevisionGate, arrived: number, queuedMs: number, upstreamMs: number): string {
+  const parts = [`queued;dur=${queuedMs}`];
+  const phases = gate.lastColdStart();
+  if (phases && phases.beganAt <= arrived + queuedMs) {
+    parts.push(`scale;dur=${phases.scaleMs}`, `ready;dur=${phases.readyMs}`);
+  }
+  parts.push(`upstream;dur=${upstreamMs}`);
+  return parts.join(", ");
+}
+
+function errorResponse(
+  err: unknown,
+  expiry: string | undefined,
+  gate: RevisionGate,
+  telemetry: Telemetry,
+): Response {
+  if (expiry === "timeout") {
+    return new Response(TIMEOUT_BODY, {
+      status: 504,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  }
+  const code =
+    expiry === "deadline"
+      ? ErrorCode.ERR_DEADLINE
+      : expiry === "cancelled"
+        ? ErrorCode.ERR_CANCELLED
+        : (((err as { code?: unknown })?.code as string | undefined) ?? "");
+  const message =
+    expiry === "deadline" ? "context deadline exceeded" : err instanceof Error ? err.message : String(err);
+  // Knative's plain-text answer (message + newline) with the status the code maps to.
+  const res = errorTextResponse(code, message);
+  if (httpStatusFor(code) === 503) {
+    telemetry.rejected();
+    res.headers.set("retry-after", String(retryAfterSeconds(gate.recentColdStartsMs())));
+  }
+  return res;
+}
+
+/** The caller's own budget (`grpc-timeout`, `Request-Timeout`), the shorter if both are sent. */
+function callerTimeoutMs(headers: Headers): number | undefined {
+  const all = [
+    parseGrpcTimeout(headers.get("grpc-timeout")),
+    parseRequestTimeout(headers.get("request-timeout")),
+  ];
+  const set = all.filter((v): v is number => v !== undefined);
+  return set.length > 0 ? Math.min(...set) : undefined;
+}
+
+/** Rejects with the signal's reason when it fires before `p` settles. */
+function withSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,58 @@
+import { ManualClock } from "@thaw/clock/testing";
+import { describe, expect, it } from "vitest";
+import { StatPump, type StatTransport } from "./stat-pump.js";
+
+const msg = (name: string) => ({ namespace: "d", name });
+const encode = (ms: readonly { name: string }[]) => new TextEncoder().encode(ms.map((m) => m.name).join(","));
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+class FlakyTransport implements StatTransport {
+  up = true;
+  got: string[] = [];
+  async send(bytes: Uint8Array): Promise<void> {
+    if (!this.up) throw new Error("connection refused");
+    this.got.push(dec(bytes));
+  }
+}
+
+describe("StatPump", () => {
+  it("sends in order without the caller waiting", async () => {
+    const clock = new ManualClock();
+    const t = new FlakyTransport();
+    const pump = new StatPump({ clock, transport: t, encode });
+    pump.send([msg("a")]);
+    pump.send([msg("b"), msg("c")]);
+    await clock.advance(0);
+    expect(t.got).toEqual(["a", "b,c"]);
+  });
+
+  it("retries with doubling backoff and reports unhealthy meanwhile", async () => {
+    const clock = new ManualClock();
+    const t = new FlakyTransport();
+    t.up = false;
+    const pump = new StatPump({ clock, transport: t, encode, backoffMs: 100 });
+    pump.send([msg("a")]);
+    await clock.advance(0);
+    expect(pump.health()).toEqual({ ok: false, reason: "stats connection: connection refused" });
+    await clock.advance(100); // retry 1 fails, next in 200
+    await clock.advance(150);
+    t.up = true;
+    expect(t.got).toEqual([]);
+    await clock.advance(50);
+    expect(t.got).toEqual(["a"]);
+    expect(pump.health()).toEqual({ ok: true });
+  });
+
+  it("keeps at most maxPending batches, dropping the oldest", async () => {
+    const clock = new ManualClock();
+    const t = new FlakyTransport();
+    t.up = false;
+    const pump = new StatPump({ clock, transport: t, encode, maxPending: 2, backoffMs: 10 });
+    for (const n of ["a", "b", "c", "d"]) pump.send([msg(n)]);
+    expect(pump.pending).toBe(2);
+    expect(pump.dropped).toBe(2);
+    t.up = true;
+    await clock.advance(10);
+    expect(t.got).toEqual(["c", "d"]);
+  });
+});

@@ -1,0 +1,54 @@
+import type { EndpointSource, RevisionConfig, RevisionDirectory, RevisionKey } from "./ports.js";
+
+const idOf = (k: RevisionKey) => `${k.namespace}/${k.name}`;
+
+/** Endpoint discovery from a fixed list that callers (tests, the CLI) may change at run time. */
+export class StaticEndpointSource implements EndpointSource {
+  readonly #lists = new Map<string, string[]>();
+  readonly #subs = new Map<string, Set<(eps: string[]) => void>>();
+
+  constructor(initial: Iterable<[RevisionKey, string[]]> = []) {
+    for (const [k, eps] of initial) this.#lists.set(idOf(k), [...eps]);
+  }
+
+  subscribe(key: RevisionKey, onChange: (endpoints: string[]) => void): () => void {
+    const id = idOf(key);
+    let set = this.#subs.get(id);
+    if (!set) {
+      set = new Set();
+      this.#subs.set(id, set);
+    }
+    set.add(onChange);
+    onChange([...(this.#lists.get(id) ?? [])]);
+    return () => set.delete(onChange);
+  }
+
+  /** Replaces a revision's pods and tells its subscribers. */
+  set(key: RevisionKey, endpoints: string[]): void {
+    const id = idOf(key);
+    this.#lists.set(id, [...endpoints]);
+    for (const s of this.#subs.get(id) ?? []) s([...endpoints]);
+  }
+}
+
+/** A revision directory over a fixed map. */
+export class StaticDirectory implements RevisionDirectory {
+  readonly #revs = new Map<string, { key: RevisionKey; config: RevisionConfig }>();
+
+  constructor(entries: Iterable<{ key: RevisionKey; config: RevisionConfig }> = []) {
+    for (const e of entries) this.set(e.key, e.config);
+  }
+
+  /** Adds or replaces a revision. */
+  set(key: RevisionKey, config: RevisionConfig): void {
+    this.#revs.set(idOf(key), { key: { namespace: key.namespace, name: key.name }, config });
+  }
+
+  lookup(key: RevisionKey): RevisionConfig | undefined {
+    return this.#revs.get(idOf(key))?.config;
+  }
+
+  list(): RevisionKey[] {
+    return [...this.#revs.values()].map((e) => e.key);
+  }
+}

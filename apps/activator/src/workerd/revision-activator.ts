@@ -1,0 +1,301 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  type PodTracker,
+  probeDestination,
+  probeRound,
+  RevisionThrottler,
+  SingleFlightActivator,
+} from "@thaw/activation";
+import { systemClock } from "@thaw/clock";
+import { EdgeScaling } from "../edge-scaling.js";
+import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
+import type { WorkerEnv } from "./env.js";
+import type {
+  AcquireResult,
+  ActivateResult,
+  GateSnapshot,
+  RevisionSetup,
+  RevisionStatus,
+} from "./rpc-types.js";
+
+interface Held {
+  tracker: PodTracker;
+  expiresAt: number;
+}
+
+/** Probe period while waking (ms), and the Knative period otherwise. */
+const ACTIVATING_PROBE_MS = 50;
+const PROBE_MS = 200;
+const PROBE_TIMEOUT_MS = 300;
+/** The decider's tick (Knative's 2 s). */
+const TICK_MS = 2000;
+
+/**
+ * One revision's coordinator at the edge: the throttler state (@thaw/activation's RevisionThrottler), backend
+ * probing driven by alarms (probeRound each alarm), single-flight activation and the webhook scaler poke.
+ * Requests wait in the Worker invocations that received them; only small RPCs reach this object.
+ */
+export class RevisionActivator extends DurableObject<WorkerEnv> {
+  #key: RevisionKey | undefined;
+  #config: RevisionConfig | undefined;
+  #rt: RevisionThrottler | undefined;
+  #endpoints: string[] = [];
+  #healthy = new Set<string>();
+  readonly #leases = new Map<string, Held>();
+  readonly #waiters = new Map<string, AbortController>();
+  readonly #flight = new SingleFlightActivator({
+    clock: systemClock,
+    poke: () => this.#poke(),
+    onPokeError: (_rev, err) => console.warn("thaw: scaler webhook failed", String(err)),
+  });
+  #coldSince: number | undefined;
+  #last: ColdStartPhases | undefined;
+  #recent: number[] = [];
+  #scaling: EdgeScaling | undefined;
+  #nextTick = 0;
+  #desired = 0;
+  /** Replica counts sent to the scaler by the edge decider. */
+  readonly #scaledTo: number[] = [];
+  /** Probe rounds run by alarms (tests read it). */
+  probeRounds = 0;
+  /** The edge's counters for this revision (the Node activator keeps the same in its Telemetry). */
+  readonly #counts = { queued: 0, rejected: 0, replayed: 0, coldStarts: 0 };
+
+  /** Sets identity, limits and the pod list; idempotent (the Worker sends it with every call). */
+  configure(key: RevisionKey, config: RevisionConfig, endpoints: string[]): void {
+    this.#key = key;
+    if (!this.#rt || this.#config?.containerConcurrency !== config.containerConcurrency) {
+      this.#rt = new RevisionThrottler({
+        containerConcurrency: config.containerConcurrency,
+        queueLimit: config.maxQueue,
+      });
+      this.#rt.updateDestinations([...this.#healthy].sort());
+    }
+    this.#config = config;
+    if (this.env.EDGE_DECIDER === "true" && !this.#scaling) {
+      this.#scaling = new EdgeScaling(this.#id(), config.containerConcurrency, Date.now());
+      this.#nextTick = Date.now() + TICK_MS;
+    }
+    if (endpoints.join(",") !== this.#endpoints.join(",")) this.setEndpoints(endpoints);
+  }
+
+  /** New pod list (from the static config or a scaler callback); probing starts at once. */
+  setEndpoints(endpoints: string[]): void {
+    this.#endpoints = [...endpoints];
+    for (const d of [...this.#healthy]) if (!endpoints.includes(d)) this.#healthy.delete(d);
+    this.#publish();
+    void this.#schedule(0);
+  }
+
+  /** Waits here (parked RPC) for a slot on a healthy pod. */
+  async acquire(waiterId: string, timeoutMs: number, setup?: RevisionSetup): Promise<AcquireResult> {
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
+    const rt = this.#must();
+    if (this.#healthy.size === 0) {
+      this.#counts.queued++;
+      await this.#beginCold();
+    }
+    this.#scaling?.requestIn(Date.now());
+    if (this.#scaling) await this.#schedule(Math.max(0, this.#nextTick - Date.now()));
+    const ac = new AbortController();
+    this.#waiters.set(waiterId, ac);
+    const timer = setTimeout(() => ac.abort(new DOMException("deadline", "TimeoutError")), timeoutMs);
+    try {
+      const tracker = await rt.acquire(ac.signal);
+      const leaseId = crypto.randomUUID();
+      const ttl = (this.#config?.timeoutSeconds ?? 300) * 1000 + 5000;
+      this.#leases.set(leaseId, { tracker, expiresAt: Date.now() + ttl });
+      return { ok: true, leaseId, dest: tracker.dest, snapshot: this.snapshot() };
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "ERR_CANCELLED";
+      if (code === "ERR_QUEUE_FULL" || code === "ERR_DEADLINE") this.#counts.rejected++;
+      this.#scaling?.requestOut(Date.now());
+      return { ok: false, code, message: (err as Error).message, snapshot: this.snapshot() };
+    } finally {
+      clearTimeout(timer);
+      this.#waiters.delete(waiterId);
+    }
+  }
+
+  /** The Worker's client went away: stop waiting for it. */
+  cancel(waiterId: string): void {
+    this.#waiters.get(waiterId)?.abort(new DOMException("client went away", "AbortError"));
+  }
+
+  /** Gives a slot back. */
+  release(leaseId: string): void {
+    const held = this.#leases.get(leaseId);
+    if (!held || !this.#rt) return;
+    this.#leases.delete(leaseId);
+    this.#rt.release(held.tracker);
+    this.#scaling?.requestOut(Date.now());
+  }
+
+  /** A forward failed with no answer: drop the pod from the healthy set and probe again now. */
+  async reportFailure(dest: string): Promise<void> {
+    this.#counts.replayed++;
+    if (!this.#healthy.delete(dest)) return;
+    this.#publish();
+    await this.#schedule(0);
+  }
+
+  /** Single-flight wait for >= 1 healthy pod (POST /v1/activate). */
+  async activate(timeoutMs: number, setup?: RevisionSetup): Promise<ActivateResult> {
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
+    if (!this.#key) throw new Error("RevisionActivator.activate before configure");
+    if (this.#healthy.size === 0) await this.#beginCold();
+    if (this.#flight.waiting(this.#id()) >= (this.#config?.maxQueue ?? Number.POSITIVE_INFINITY)) {
+      return { ok: false, code: "ERR_QUEUE_FULL", message: "pending request queue full" };
+    }
+    try {
+      const r = await this.#flight.wait(this.#id(), { timeoutMs });
+      return { ok: true, ...r };
+    } catch (err) {
+      return {
+        ok: false,
+        code: (err as { code?: string }).code ?? "ERR_DEADLINE",
+        message: (err as Error).message,
+      };
+    }
+  }
+
+  /** What the Worker caches. */
+  snapshot(): GateSnapshot {
+    return {
+      endpoints: [...this.#healthy].sort(),
+      recentColdStartsMs: [...this.#recent],
+      lastColdStart: this.#last,
+    };
+  }
+
+  /** The revision's counters in the shape of the Node activator's `/v1/status`. */
+  status(): RevisionStatus {
+    return {
+      namespace: this.#key?.namespace ?? "",
+      name: this.#key?.name ?? "",
+      ...this.#counts,
+      recentColdStartsMs: [...this.#recent],
+      readyEndpoints: [...this.#healthy].sort(),
+    };
+  }
+
+  /** Capacity view for tests and the status API. */
+  stats(): { capacity: number; inFlight: number; waiting: number; leases: number; probeRounds: number } {
+    const rt = this.#must();
+    return {
+      capacity: rt.capacity,
+      inFlight: rt.inFlight,
+      waiting: rt.waiting,
+      leases: this.#leases.size,
+      probeRounds: this.probeRounds,
+    };
+  }
+
+  /** Probes the pods not yet healthy, sweeps leases of Worker invocations that died, re-arms itself. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    for (const [id, held] of this.#leases) if (held.expiresAt <= now) this.release(id);
+    if (this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length) {
+      this.probeRounds++;
+      const result = await probeRound(
+        {
+          ready: this.#endpoints,
+          notReady: [],
+          healthy: this.#healthy,
+          meshMode: "auto",
+          probeOptimisation: true,
+          timeoutMs: PROBE_TIMEOUT_MS,
+        },
+        (dest, signal) => probeDestination((u, i) => fetch(u, i), dest, signal),
+        systemClock,
+      );
+      this.#healthy = result.healthy;
+      this.#publish();
+    }
+    if (this.#scaling && Date.now() >= this.#nextTick) await this.decide();
+    const now2 = Date.now();
+    const probing = this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length;
+    const due: number[] = [];
+    if (probing) due.push(now2 + (this.#coldSince !== undefined ? ACTIVATING_PROBE_MS : PROBE_MS));
+    if (this.#leases.size > 0) due.push(now2 + 10_000);
+    if (this.#scaling && (this.#desired > 0 || this.#leases.size > 0 || this.#waiters.size > 0))
+      due.push(this.#nextTick);
+    if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
+  }
+
+  /** One decider tick now (alarms run it every 2 s while the revision is active); tells the scaler of changes. */
+  async decide(): Promise<number> {
+    if (!this.#scaling) return this.#desired;
+    const now = Date.now();
+    this.#nextTick = now + TICK_MS;
+    const t = this.#scaling.tick(now, this.#healthy.size);
+    this.#desired = t.desired;
+    if (t.changed) {
+      this.#scaledTo.push(t.desired);
+      await this.#webhook({ replicas: t.desired }).catch((err: unknown) =>
+        console.warn("thaw: scaler webhook failed", String(err)),
+      );
+    }
+    return t.desired;
+  }
+
+  /** Replica counts the edge decider has sent, oldest first. */
+  scaleHistory(): number[] {
+    return [...this.#scaledTo];
+  }
+  async #schedule(inMs: number): Promise<void> {
+    const at = Date.now() + inMs;
+    const cur = await this.ctx.storage.getAlarm();
+    if (cur === null || cur > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  async #beginCold(): Promise<void> {
+    if (this.#coldSince !== undefined) return;
+    this.#coldSince = Date.now();
+    // The single-flight activator pokes once per flight; a proxied request opens one too.
+    void this.#flight
+      .wait(this.#id(), { timeoutMs: (this.#config?.timeoutSeconds ?? 300) * 1000 })
+      .catch(() => {});
+    await this.#schedule(0);
+  }
+
+  #publish(): void {
+    const healthy = [...this.#healthy].sort();
+    this.#rt?.updateDestinations(healthy);
+    this.#flight.update(this.#id(), healthy);
+    if (healthy.length > 0 && this.#coldSince !== undefined) {
+      const now = Date.now();
+      const ms = now - this.#coldSince;
+      this.#last = { beganAt: this.#coldSince, scaleMs: 0, readyMs: ms };
+      this.#recent.push(ms);
+      this.#counts.coldStarts++;
+      if (this.#recent.length > 20) this.#recent.shift();
+      this.#coldSince = undefined;
+    }
+  }
+
+  #poke(): Promise<void> {
+    return this.#webhook({ minReplicas: 1 });
+  }
+
+  async #webhook(body: { minReplicas: number } | { replicas: number }): Promise<void> {
+    const url = this.env.SCALER_WEBHOOK;
+    if (!url || !this.#key) return;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ namespace: this.#key.namespace, name: this.#key.name, ...body }),
+    });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`scaler webhook answered ${res.status}`);
+  }
+
+  #id(): string {
+    return this.#key ? `${this.#key.namespace}/${this.#key.name}` : "";
+  }
+
+  #must(): RevisionThrottler {
+    if (!this.#rt) throw new Error("RevisionActivator used before configure");
+    return this.#rt;
+  }
+}

@@ -1,0 +1,179 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, inject, it, vi } from "vitest";
+import { defaultRevisionConfig } from "../src/revisions-json.js";
+
+const origin = () => `127.0.0.1:${inject("originPort")}`;
+const control = async (what: string) =>
+  (await (await fetch(`http://${origin()}/__control/${what}`, { method: "POST" })).json()) as {
+    started: boolean;
+    pokes: number;
+    requests: number;
+    scales: { name: string; replicas: number }[];
+  };
+const stubFor = (name: string) =>
+  env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`default/${name}`));
+
+describe("activator Worker + RevisionActivator Durable Object (workerd)", () => {
+  it("runs in workerd", () => {
+    expect(navigator.userAgent).toBe("Cloudflare-Workers");
+  });
+
+  it("single-flight activation: 50 concurrent cold requests, one scaler poke, all answered", async () => {
+    await control("reset");
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        exports.default
+          .fetch(`http://activator/item/${i}`, {
+            headers: { "knative-serving-namespace": "default", "knative-serving-revision": "cold" },
+          })
+          .then(async (r) => ({ status: r.status, body: await r.text() })),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(new Set(results.map((r) => r.body)).size).toBe(50);
+    expect(results[0]?.body).toMatch(/^ok GET \/item\/\d+ activator $/);
+    const state = await control("state");
+    expect(state.pokes).toBe(1);
+    expect(state.requests).toBe(50);
+    // Releases travel in waitUntil RPCs that may land just after the responses.
+    await vi.waitFor(async () => expect((await stubFor("cold").stats()).leases).toBe(0), {
+      timeout: 2000,
+      interval: 20,
+    });
+    expect((await stubFor("cold").stats()).probeRounds).toBeGreaterThan(0);
+  });
+
+  it("alarm-driven probing: a pod is admitted only once an alarm's probe passes", async () => {
+    await control("reset");
+    const stub = stubFor("probe");
+    await stub.configure({ namespace: "default", name: "probe" }, defaultRevisionConfig, [origin()]);
+    await runDurableObjectAlarm(stub); // pod not started: the probe fails
+    expect((await stub.snapshot()).endpoints).toEqual([]);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).not.toBeNull();
+    // Park the next alarm far away: from here on only the alarms this test runs may probe.
+    await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now() + 3_600_000));
+    await control("start");
+    expect((await stub.snapshot()).endpoints).toEqual([]);
+    const before = (await stub.stats()).probeRounds;
+    for (let i = 0; i < 20 && (await stub.snapshot()).endpoints.length === 0; i++)
+      await runDurableObjectAlarm(stub);
+    expect((await stub.snapshot()).endpoints).toEqual([origin()]);
+    expect((await stub.stats()).probeRounds).toBeGreaterThan(before);
+    // Everything healthy and no lease held: nothing left to schedule.
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeNull();
+  });
+
+  it("capacity limits: containerConcurrency 1, queue of 2, the 4th waiter is refused", async () => {
+    await control("start");
+    const stub = stubFor("cap");
+    await stub.configure(
+      { namespace: "default", name: "cap" },
+      { ...defaultRevisionConfig, containerConcurrency: 1, maxQueue: 2 },
+      [origin()],
+    );
+    // A probe round can miss its 300 ms deadline on a loaded machine: run alarms until the pod is in.
+    for (let i = 0; i < 50 && (await stub.snapshot()).endpoints.length === 0; i++) {
+      await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const first = await stub.acquire("w1", 5000);
+    expect(first.ok).toBe(true);
+    const second = stub.acquire("w2", 60_000);
+    const third = stub.acquire("w3", 60_000);
+    // RPCs issued together may arrive in any order: let both waiters park before the fourth comes.
+    await vi.waitFor(async () => expect((await stub.stats()).waiting).toBe(2), {
+      timeout: 5000,
+      interval: 10,
+    });
+    const fourth = await stub.acquire("w4", 5000);
+    expect(fourth).toMatchObject({
+      ok: false,
+      code: "ERR_QUEUE_FULL",
+      message: "pending request queue full",
+    });
+    expect(await stub.stats()).toMatchObject({ capacity: 1, waiting: 2, leases: 1 });
+    if (first.ok) await stub.release(first.leaseId);
+    // Whichever of w2/w3 reached the object first gets the freed slot; the other is cancelled.
+    const next = await Promise.race([
+      second.then((r) => ({ id: "w2", r })),
+      third.then((r) => ({ id: "w3", r })),
+    ]);
+    expect(next.r.ok).toBe(true);
+    const other = next.id === "w2" ? "w3" : "w2";
+    await stub.cancel(other);
+    expect(await (other === "w2" ? second : third)).toMatchObject({ ok: false, code: "ERR_CANCELLED" });
+    if (next.r.ok) await stub.release(next.r.leaseId);
+    expect(await stub.stats()).toMatchObject({ inFlight: 0, leases: 0 });
+  });
+
+  it("edge decider: load waiting in the Durable Object scales the revision up through the webhook", async () => {
+    await control("start");
+    const stub = stubFor("decide");
+    await stub.configure(
+      { namespace: "default", name: "decide" },
+      { ...defaultRevisionConfig, containerConcurrency: 1 },
+      [origin()],
+    );
+    for (let i = 0; i < 50 && (await stub.snapshot()).endpoints.length === 0; i++) {
+      await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const first = await stub.acquire("d0", 60_000);
+    expect(first.ok).toBe(true);
+    // Four more wait behind the one slot: five requests in the revision.
+    const waiting = ["d1", "d2", "d3", "d4"].map((id) => stub.acquire(id, 60_000));
+    await new Promise((r) => setTimeout(r, 300));
+    const desired = await stub.decide();
+    expect(desired).toBeGreaterThan(1);
+    expect(await stub.scaleHistory()).toEqual([desired]);
+    expect((await control("state")).scales).toContainEqual({ name: "decide", replicas: desired });
+    for (const id of ["d1", "d2", "d3", "d4"]) await stub.cancel(id);
+    await Promise.all(waiting);
+    if (first.ok) await stub.release(first.leaseId);
+  });
+
+  it("GET /v1/status reports each revision's counters from its Durable Object", async () => {
+    const r = await exports.default.fetch("http://activator/v1/status");
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { revisions: { name: string; queued: number; coldStarts: number }[] };
+    const cold = body.revisions.find((x) => x.name === "cold");
+    expect(cold?.coldStarts).toBe(1);
+    expect(cold?.queued).toBeGreaterThanOrEqual(1);
+    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe"]);
+  });
+
+  it("a websocket upgrade passes through the Worker to the pod", async () => {
+    await control("start");
+    const r = await exports.default.fetch("http://activator/ws", {
+      headers: {
+        upgrade: "websocket",
+        "knative-serving-namespace": "default",
+        "knative-serving-revision": "cold",
+      },
+    });
+    expect(r.status).toBe(101);
+    const ws = r.webSocket;
+    if (!ws) throw new Error("no webSocket on the 101 answer");
+    ws.accept();
+    const got: string[] = [];
+    const two = new Promise<void>((resolve) =>
+      ws.addEventListener("message", (e) => {
+        got.push(String(e.data));
+        if (got.length === 2) resolve();
+      }),
+    );
+    ws.send("ping");
+    await two;
+    expect(got).toEqual(["hello activator", "ping"]);
+    ws.close(1000);
+  });
+
+  it("the probe contract holds at the edge too", async () => {
+    const r = await exports.default.fetch("http://activator/", {
+      headers: { "k-network-probe": "activator" },
+    });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe("activator");
+  });
+});

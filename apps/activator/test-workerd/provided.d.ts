@@ -1,0 +1,7 @@
+export {};
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    originPort: number;
+  }
+}

@@ -1,0 +1,38 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+/** The Durable Object suite, inside workerd; the fake pod and webhook run in Node (global setup). */
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => {
+      const origin = `127.0.0.1:${inject("originPort")}`;
+      const rev = (name: string, extra: Record<string, unknown> = {}) => ({
+        namespace: "default",
+        name,
+        endpoints: [origin],
+        ...extra,
+      });
+      return {
+        wrangler: { configPath: "./wrangler.jsonc" },
+        miniflare: {
+          bindings: {
+            REVISIONS: JSON.stringify([
+              rev("cold", { timeoutSeconds: 20 }),
+              rev("probe"),
+              rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
+              rev("decide", { containerConcurrency: 1 }),
+            ]),
+            SCALER_WEBHOOK: `http://${origin}/__control/poke`,
+            ACTIVATOR_TOKEN: "",
+            EDGE_DECIDER: "true",
+          },
+        },
+      };
+    }),
+  ],
+  test: {
+    include: ["test-workerd/**/*.test.ts"],
+    globalSetup: ["./test-workerd/global-setup.ts"],
+    testTimeout: 20_000,
+  },
+});

@@ -1,0 +1,106 @@
+import type { Clock } from "@thaw/clock";
+import { type ActivateRequest, type ActivateResponse, type ApiError, ErrorCode } from "@thaw/protocol";
+
+/** A fetch-shaped capability: global fetch, a Workers service binding's fetch, or a test double. */
+export type FetchLike = (input: Request) => Promise<Response>;
+
+/** What one activation call came to, as a value. */
+export type ActivationOutcome =
+  | { kind: "ready"; endpoints: string[]; coldStart: boolean }
+  | { kind: "unknown"; message: string }
+  | { kind: "timeout"; retryAfterSeconds: number | undefined; message: string }
+  | { kind: "unavailable"; message: string };
+
+/** The hook's view of the activator: one call that wakes a revision and waits for a ready pod. */
+export interface ActivatorClient {
+  activate(req: ActivateRequest): Promise<ActivationOutcome>;
+}
+
+/** Options of {@link httpActivatorClient}. */
+export interface HttpActivatorOptions {
+  /** Base URL of the activator, e.g. `http://127.0.0.1:8089` (a binding can use any host). */
+  baseUrl: string;
+  fetch: FetchLike;
+  clock: Clock;
+  /** Bearer token for the activator's internal API. */
+  token?: string;
+  /** Extra time past `timeoutMs` before the hook gives up on an activator that never answers. */
+  graceMs?: number;
+}
+
+/** Calls `POST /v1/activate` of CONTRACTS.md and turns every answer (or silence) into an outcome. */
+export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient {
+  const url = new URL("/v1/activate", opts.baseUrl).toString();
+  const grace = opts.graceMs ?? 1000;
+  return {
+    async activate(body) {
+      const ac = new AbortController();
+      let timedOut = false;
+      const timer = opts.clock.setTimeout(() => {
+        timedOut = true;
+        ac.abort(new Error("activation deadline"));
+      }, body.timeoutMs + grace);
+      const headers = new Headers({ "content-type": "application/json" });
+      if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+      try {
+        const res = await opts.fetch(
+          new Request(url, { method: "POST", headers, body: JSON.stringify(body), signal: ac.signal }),
+        );
+        return await outcomeOf(res);
+      } catch (err) {
+        if (timedOut) {
+          return {
+            kind: "timeout",
+            retryAfterSeconds: undefined,
+            message: "activator did not answer in time",
+          };
+        }
+        return { kind: "unavailable", message: `activator unreachable at ${opts.baseUrl}: ${describe(err)}` };
+      } finally {
+        opts.clock.clearTimeout(timer);
+      }
+    },
+  };
+}
+
+async function outcomeOf(res: Response): Promise<ActivationOutcome> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (res.status === 200) {
+    const endpoints = (json as Partial<ActivateResponse> | undefined)?.endpoints;
+    if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string")) {
+      return { kind: "unavailable", message: "activator answered 200 without an endpoints list" };
+    }
+    return { kind: "ready", endpoints, coldStart: (json as ActivateResponse).coldStart === true };
+  }
+  const err = (json as Partial<ApiError> | undefined)?.error;
+  const message = typeof err?.message === "string" ? err.message : `HTTP ${res.status}`;
+  const code = typeof err?.code === "string" ? err.code : "";
+  if (res.status === 404 || code === ErrorCode.ERR_UNKNOWN_REVISION) return { kind: "unknown", message };
+  if (res.status === 504 || code === ErrorCode.ERR_ACTIVATION_TIMEOUT) {
+    return { kind: "timeout", retryAfterSeconds: parseRetryAfter(res.headers.get("retry-after")), message };
+  }
+  if (res.status === 401) {
+    return { kind: "unavailable", message: `activator refused the hook's credentials: ${message}` };
+  }
+  return { kind: "unavailable", message: `activator answered ${res.status}: ${message}` };
+}
+
+function parseRetryAfter(v: string | null): number | undefined {
+  if (v === null || !/^\d+$/.test(v.trim())) return undefined;
+  return Number(v.trim());
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    const c = cause instanceof Error ? ` (${(cause as { code?: string }).code ?? cause.message})` : "";
+    return `${err.message}${c}`;
+  }
+  return String(err);
+}

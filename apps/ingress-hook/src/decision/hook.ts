@@ -1,0 +1,176 @@
+import type { Clock } from "@thaw/clock";
+import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
+import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
+import type { Allow, Cold, Decision, Deny } from "./decision.js";
+import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
+import type { HookRequest } from "./request-view.js";
+import { type Resolver, runResolvers } from "./resolvers.js";
+import { isRouteTrusted } from "./route-trust.js";
+import { SingleFlight } from "./single-flight.js";
+import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
+import { WarmCache } from "./warm-cache.js";
+
+/** Options of {@link IngressHook}. */
+export interface IngressHookOptions {
+  resolvers: readonly Resolver[];
+  activator: ActivatorClient;
+  clock: Clock;
+  /** Life of a warm entry not vouched for by a live watch stream (default 2000 ms). */
+  warmTtlMs?: number;
+  /** How long a cold request may wait for activation, end to end (default 60 000 ms). */
+  activationTimeoutMs?: number;
+  /** Secret the route sends in X-Thaw-Route-Token to make its Knative-Serving-* headers believed. */
+  routeToken?: string;
+  /** Outside internal headers: strip them (the proxy or middleware drops them) or refuse with 400. */
+  internalHeaders?: "strip" | "reject";
+  /** Random source of the load-balancing policy (Math.random in production, seeded in tests). */
+  random: () => number;
+  /** containerConcurrency per revision key, which picks the activator's LB policy; default 0. */
+  containerConcurrencyFor?: (key: string) => number;
+  /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
+  picker?: UpstreamPicker;
+  /** Where requests go while the activator says a revision is in proxy mode (`host:port`). */
+  activatorUpstream?: string;
+  /** Retry-After for activation timeouts when the activator gave none (default 1). */
+  retryAfterSeconds?: number;
+}
+
+/** Counters for status pages and tests. */
+export interface HookStats {
+  warmAllows: number;
+  coldAllows: number;
+  activations: number;
+  denies: number;
+}
+
+const ROUTE_SET = new Set(["knative-serving-namespace", "knative-serving-revision", ROUTE_TOKEN_HEADER]);
+
+/**
+ * The Lua filter's job without its two obstacles: the revision comes from route metadata through
+ * resolvers, and warm revisions are answered from a local cache with no activator call.
+ */
+export class IngressHook {
+  readonly cache: WarmCache;
+  readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
+  readonly #o: Required<
+    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor">
+  > &
+    Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
+  readonly #flights = new SingleFlight<ActivationOutcome>();
+
+  constructor(options: IngressHookOptions) {
+    this.#o = {
+      warmTtlMs: 2000,
+      activationTimeoutMs: 60_000,
+      internalHeaders: "strip",
+      picker: activationPolicyPicker({
+        random: options.random,
+        ...(options.containerConcurrencyFor
+          ? { containerConcurrencyFor: options.containerConcurrencyFor }
+          : {}),
+      }),
+      retryAfterSeconds: 1,
+      // An option given as undefined keeps its default.
+      ...(Object.fromEntries(
+        Object.entries(options).filter(([, v]) => v !== undefined),
+      ) as IngressHookOptions),
+    };
+    if (!(this.#o.activationTimeoutMs > 0)) {
+      throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
+    }
+    this.cache = new WarmCache(this.#o.warmTtlMs);
+  }
+
+  /** Clock the hook runs on (the watch uses it too). */
+  get clock(): Clock {
+    return this.#o.clock;
+  }
+
+  /** The synchronous part: deny, allow from the warm cache, or say the revision is cold. Pure given `now`. */
+  tryDecide(req: HookRequest, now: number): Decision | Cold {
+    const trusted = isRouteTrusted(req.headers, this.#o.routeToken);
+    if (this.#o.internalHeaders === "reject") {
+      const bad = outsideInternalHeader(req.headers, trusted);
+      if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
+    }
+    const found = runResolvers(this.#o.resolvers, req, trusted);
+    if (!found) {
+      return this.#deny(
+        ErrorCode.ERR_UNKNOWN_REVISION,
+        `no revision is routed for host ${req.host} path ${req.path}`,
+      );
+    }
+    const key = revisionKey(found.ref);
+    const entry = this.cache.get(key, now);
+    if (!entry) return { kind: "cold", revision: found.ref, key };
+    this.stats.warmAllows++;
+    const upstream =
+      entry.mode === "proxy" && this.#o.activatorUpstream
+        ? this.#o.activatorUpstream
+        : this.#o.picker.pick(key, entry.endpoints);
+    return { kind: "allow", revision: found.ref, key, upstream, warm: true };
+  }
+
+  /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
+  async decide(req: HookRequest): Promise<Decision> {
+    const d = this.tryDecide(req, this.#o.clock.now());
+    return d.kind === "cold" ? this.activate(d) : d;
+  }
+
+  /** Activates a cold revision and turns the outcome into a decision. */
+  async activate(cold: Cold): Promise<Decision> {
+    const { key, revision } = cold;
+    const outcome = await this.#flights.run(key, () => {
+      this.stats.activations++;
+      return this.#o.activator.activate({ ...revision, timeoutMs: this.#o.activationTimeoutMs });
+    });
+    switch (outcome.kind) {
+      case "ready": {
+        this.cache.recordActivation(key, outcome.endpoints, this.#o.clock.now());
+        this.stats.coldAllows++;
+        const upstream = this.#o.picker.pick(key, outcome.endpoints);
+        const allow: Allow = { kind: "allow", revision, key, upstream, warm: false };
+        return allow;
+      }
+      case "unknown":
+        this.cache.invalidate(key);
+        return this.#deny(ErrorCode.ERR_UNKNOWN_REVISION, `revision ${key} is unknown: ${outcome.message}`);
+      case "timeout":
+        return this.#deny(
+          ErrorCode.ERR_ACTIVATION_TIMEOUT,
+          `revision ${key} did not become ready within ${this.#o.activationTimeoutMs} ms: ${outcome.message}`,
+          outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
+        );
+      case "unavailable":
+        return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
+    }
+  }
+
+  #deny(code: string, message: string, retryAfterSeconds?: number): Deny {
+    this.stats.denies++;
+    const status = denyStatus(code);
+    return retryAfterSeconds === undefined
+      ? { kind: "deny", status, code, message }
+      : { kind: "deny", status, code, message, retryAfterSeconds };
+  }
+}
+
+/**
+ * The client's status for a code. httpStatusFor is the one mapping; the hook differs only where the
+ * contract says so: an activation timeout (504 at /v1/activate) and an unreachable or failing activator
+ * both tell the client to come back later, 503.
+ */
+export function denyStatus(code: string): Deny["status"] {
+  if (code === ErrorCode.ERR_ACTIVATION_TIMEOUT || code === ErrorCode.ERR_UPSTREAM) return 503;
+  const s = httpStatusFor(code);
+  return s === 400 || s === 404 ? s : 503;
+}
+
+/** First internal header the client (not the trusted route) sent, if any. */
+function outsideInternalHeader(headers: Headers, routeTrusted: boolean): string | undefined {
+  let bad: string | undefined;
+  headers.forEach((_v, name) => {
+    if (bad === undefined && isInternalHeader(name) && !(routeTrusted && ROUTE_SET.has(name))) bad = name;
+  });
+  return bad;
+}

@@ -1,0 +1,73 @@
+import { Hono } from "hono";
+import type { IngressHook } from "./decision/hook.js";
+import { findInternalHeaders } from "./decision/internal-headers.js";
+import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
+import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
+
+/** The proxy dialects the forward-auth service speaks. */
+export type Dialect = "nginx" | "traefik" | "envoy";
+
+/**
+ * The forward-auth service as a Hono app, to serve alone (`thaw-ingress-hook`) or mount (`thaw up` mounts
+ * it at /_thaw/auth). Routes: `/nginx` (auth_request), `/traefik` (forwardAuth), `/envoy/<original path>`
+ * (ext_authz HTTP service with path_prefix `/envoy`), and `/` which tells the dialect from the headers.
+ */
+export function forwardAuthApp(hook: IngressHook): Hono {
+  const app = new Hono();
+  const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
+    const view = viewOf(raw, dialect, envoyPath);
+    const d = await hook.decide(view);
+    if (d.kind === "deny") return dialect === "nginx" ? nginxDenyResponse(d) : denyResponse(d);
+    const headers = allowHeaders(d);
+    if (dialect === "envoy") {
+      // ext_authz removes these from the upstream request; the route's request_headers_to_remove is the
+      // second line of defence.
+      const outside = findInternalHeaders(raw.headers);
+      if (outside.length > 0) headers.set("x-envoy-auth-headers-to-remove", outside.join(","));
+    }
+    return new Response(null, { status: 200, headers });
+  };
+  app.all("/nginx", (c) => answer(c.req.raw, "nginx"));
+  app.all("/traefik", (c) => answer(c.req.raw, "traefik"));
+  app.all("/envoy", (c) => answer(c.req.raw, "envoy", "/"));
+  app.all("/envoy/", (c) => answer(c.req.raw, "envoy", "/"));
+  app.all("/envoy/:rest{.+}", (c) => answer(c.req.raw, "envoy", `/${c.req.param("rest")}`));
+  app.all("/", (c) => answer(c.req.raw, detectDialect(c.req.raw.headers)));
+  return app;
+}
+
+/** Traefik sends X-Forwarded-Uri, the nginx recipe sets X-Original-URI; anything else is read like Envoy. */
+export function detectDialect(headers: Headers): Dialect {
+  if (headers.has("x-forwarded-uri")) return "traefik";
+  if (headers.has("x-original-uri")) return "nginx";
+  return "envoy";
+}
+
+/** Builds the decision's view of the original request from what each proxy sends. */
+export function viewOf(raw: Request, dialect: Dialect, envoyPath?: string): HookRequest {
+  const h = raw.headers;
+  const hostHeader = h.get("host") ?? "";
+  switch (dialect) {
+    case "nginx":
+      return {
+        method: raw.method,
+        host: normalizeHost(h.get("x-forwarded-host") ?? hostHeader),
+        path: pathOf(h.get("x-original-uri") ?? "/"),
+        headers: h,
+      };
+    case "traefik":
+      return {
+        method: h.get("x-forwarded-method") ?? raw.method,
+        host: normalizeHost(h.get("x-forwarded-host") ?? hostHeader),
+        path: pathOf(h.get("x-forwarded-uri") ?? "/"),
+        headers: h,
+      };
+    case "envoy":
+      return {
+        method: raw.method,
+        host: normalizeHost(hostHeader),
+        path: pathOf(envoyPath ?? "/"),
+        headers: h,
+      };
+  }
+}

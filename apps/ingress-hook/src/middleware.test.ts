@@ -1,0 +1,104 @@
+import { ManualClock } from "@thaw/clock/testing";
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { IngressHook } from "./decision/hook.js";
+import { hostTableResolver } from "./decision/resolvers.js";
+import { type ThawIngressVariables, thawIngress } from "./middleware.js";
+import { FakeActivatorClient } from "./testing/fake-activator-client.js";
+
+function gateway(internalHeaders: "strip" | "reject" = "strip") {
+  const clock = new ManualClock(0);
+  const activator = new FakeActivatorClient();
+  const hook = new IngressHook({
+    clock,
+    activator,
+    internalHeaders,
+    random: () => 0.5,
+    resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+  });
+  const app = new Hono<{ Variables: ThawIngressVariables }>();
+  app.use("*", thawIngress({ hook, setUpstreamHeader: true }));
+  // The "origin": echoes what reached it.
+  app.all("*", (c) =>
+    c.json({ headers: Object.fromEntries(c.req.raw.headers), thaw: c.var.thaw, path: c.req.path }),
+  );
+  return { app, hook, activator, clock };
+}
+
+describe("thawIngress middleware", () => {
+  it("holds a cold request until the activation, then passes warm ones with no activator call", async () => {
+    const { app, activator } = gateway();
+    const cold = app.request("http://hello.localhost/a");
+    await Promise.resolve();
+    await new Promise((r) => setImmediate(r));
+    expect(activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true })).toBe(1);
+    const r1 = await cold;
+    expect(r1.status).toBe(200);
+    expect(((await r1.json()) as { thaw: { warm: boolean } }).thaw.warm).toBe(false);
+    const r2 = await app.request("http://hello.localhost/b");
+    const body = (await r2.json()) as {
+      thaw: { warm: boolean; upstream: string };
+      headers: Record<string, string>;
+    };
+    expect(body.thaw).toMatchObject({ warm: true, upstream: "10.0.0.1:8012" });
+    expect(body.headers["x-thaw-upstream"]).toBe("10.0.0.1:8012");
+    expect(activator.calls).toHaveLength(1);
+  });
+
+  it("strips every internal header before the origin", async () => {
+    const { app, hook, clock } = gateway();
+    hook.cache.recordActivation("default/hello", ["10.0.0.1:8012"], clock.now());
+    const r = await app.request("http://hello.localhost/", {
+      headers: {
+        "k-network-probe": "queue",
+        "k-network-hash": "override",
+        "k-proxy-request": "activator",
+        "k-original-host": "x",
+        "knative-serving-revision": "other",
+        "knative-serving-namespace": "other",
+        "x-thaw-upstream": "1.2.3.4:1",
+        "x-keep": "yes",
+      },
+    });
+    const seen = Object.keys(((await r.json()) as { headers: Record<string, string> }).headers);
+    expect(seen.filter((h) => /^(k-|knative-)/.test(h))).toEqual([]);
+    expect(seen).toContain("x-keep");
+  });
+
+  it("reject mode answers 400 for an outside internal header", async () => {
+    const { app, hook, clock } = gateway("reject");
+    hook.cache.recordActivation("default/hello", ["10.0.0.1:8012"], clock.now());
+    const r = await app.request("http://hello.localhost/", { headers: { "k-network-probe": "queue" } });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe("ERR_BAD_REQUEST");
+  });
+
+  const denials = [
+    { name: "unknown host -> 404", host: "nobody.localhost", outcome: undefined, status: 404, retry: null },
+    {
+      name: "activation timeout -> 503 + Retry-After",
+      host: "hello.localhost",
+      outcome: { kind: "timeout" as const, retryAfterSeconds: 3, message: "slow" },
+      status: 503,
+      retry: "3",
+    },
+    {
+      name: "activator unreachable -> 503",
+      host: "hello.localhost",
+      outcome: { kind: "unavailable" as const, message: "activator unreachable" },
+      status: 503,
+      retry: null,
+    },
+  ];
+  for (const row of denials) {
+    it(row.name, async () => {
+      const { app, activator } = gateway();
+      const p = app.request(`http://${row.host}/`);
+      await new Promise((r) => setImmediate(r));
+      if (row.outcome) activator.answer(row.outcome);
+      const r = await p;
+      expect(r.status).toBe(row.status);
+      expect(r.headers.get("retry-after")).toBe(row.retry);
+    });
+  }
+});

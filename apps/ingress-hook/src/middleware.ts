@@ -1,0 +1,76 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { Allow } from "./decision/decision.js";
+import type { IngressHook } from "./decision/hook.js";
+import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
+import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
+import { denyResponse } from "./respond.js";
+
+/** Hono variables the middleware sets for the handlers after it. */
+export interface ThawIngressVariables {
+  /** The allow decision: revision, chosen upstream, warm or not. */
+  thaw: Allow;
+}
+
+/** Options of {@link thawIngress}. */
+export interface ThawIngressOptions {
+  hook: IngressHook;
+  /**
+   * Read the original host from X-Forwarded-Host (only behind a proxy that sets it itself); otherwise the
+   * Host header, then the URL.
+   */
+  trustForwardedHost?: boolean;
+  /** Add X-Thaw-Upstream to the request passed on, for an origin proxy that routes by it (default false). */
+  setUpstreamHeader?: boolean;
+}
+
+/**
+ * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
+ * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process.
+ */
+export function thawIngress<
+  E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
+>(options: ThawIngressOptions): MiddlewareHandler<E> {
+  const { hook } = options;
+  return async (ctx, next) => {
+    // Generic over the gateway's own bindings; only `thaw` is touched here.
+    const c = ctx as unknown as Context<{ Variables: ThawIngressVariables }>;
+    const raw = c.req.raw;
+    const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
+    const first = hook.tryDecide(view, hook.clock.now());
+    const d = first.kind === "cold" ? await hook.activate(first) : first;
+    if (d.kind === "deny") return denyResponse(d);
+    c.set("thaw", d);
+    const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
+    if (setUpstream || hasInternalHeader(raw.headers)) {
+      const headers = new Headers();
+      raw.headers.forEach((v, k) => {
+        if (!isInternalHeader(k)) headers.append(k, v);
+      });
+      if (setUpstream) headers.set(UPSTREAM_HEADER, d.upstream as string);
+      c.req.raw = new Request(raw, { headers });
+    }
+    await next();
+  };
+}
+
+/** The decision's view of a request the gateway received itself. */
+export function middlewareView(raw: Request, path: string, trustForwardedHost: boolean): HookRequest {
+  const h = raw.headers;
+  const fwd = trustForwardedHost ? h.get("x-forwarded-host") : null;
+  const host = fwd ?? h.get("host") ?? hostOfUrl(raw.url);
+  return { method: raw.method, host: normalizeHost(host), path: pathOf(path), headers: h };
+}
+
+function hasInternalHeader(headers: Headers): boolean {
+  let found = false;
+  headers.forEach((_v, k) => {
+    if (!found && isInternalHeader(k)) found = true;
+  });
+  return found;
+}
+
+function hostOfUrl(url: string): string {
+  const start = url.indexOf("://") + 3;
+  const end = url.indexOf("/", start);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * `thaw-ingress-hook`: the forward-auth service. Configuration comes from flags, then environment
+ * variables, read once here.
+ */
+import { parseArgs } from "node:util";
+import { loadHookConfig } from "./config-file.js";
+import { startIngressHook } from "./service.js";
+
+const { values } = parseArgs({
+  options: {
+    listen: { type: "string", default: process.env.THAW_HOOK_LISTEN ?? "127.0.0.1:8090" },
+    activator: { type: "string", default: process.env.THAW_ACTIVATOR_URL },
+    "activator-token": { type: "string", default: process.env.THAW_ACTIVATOR_TOKEN },
+    config: { type: "string", default: process.env.THAW_CONFIG ?? "thaw.config.yaml" },
+    "route-token": { type: "string", default: process.env.THAW_ROUTE_TOKEN },
+    "timeout-ms": { type: "string", default: "60000" },
+    "warm-ttl-ms": { type: "string", default: "2000" },
+    "activator-upstream": { type: "string" },
+    "reject-internal-headers": { type: "boolean", default: false },
+    "no-watch": { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  },
+});
+
+if (values.help || !values.activator) {
+  process.stderr.write(
+    "usage: thaw-ingress-hook --activator http://127.0.0.1:8089 [--listen 127.0.0.1:8090] [--config thaw.config.yaml]\n" +
+      "  [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
+      "  [--activator-upstream host:port] [--reject-internal-headers] [--no-watch]\n",
+  );
+  process.exit(values.help ? 0 : 2);
+}
+
+const listen = values.listen;
+const colon = listen.lastIndexOf(":");
+const host = colon === -1 ? "127.0.0.1" : listen.slice(0, colon);
+const port = Number(colon === -1 ? listen : listen.slice(colon + 1));
+const { config, services } = await loadHookConfig(values.config);
+const activatorToken = values["activator-token"] ?? config.token;
+
+const svc = await startIngressHook({
+  host,
+  port,
+  activatorUrl: values.activator,
+  services,
+  activationTimeoutMs: Number(values["timeout-ms"]),
+  warmTtlMs: Number(values["warm-ttl-ms"]),
+  internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
+  watch: !values["no-watch"],
+  ...(activatorToken ? { activatorToken } : {}),
+  ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),
+  ...(values["activator-upstream"] ? { activatorUpstream: values["activator-upstream"] } : {}),
+  onWatchState: (s, d) => process.stderr.write(`thaw-ingress-hook: watch ${s}${d ? ` (${d})` : ""}\n`),
+});
+process.stdout.write(`thaw-ingress-hook listening on http://${host}:${svc.port}\n`);
+
+for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  process.once(sig, () => {
+    void svc.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,22 @@
+import { formatIssues, type ThawConfig } from "@thaw/config";
+import { loadConfigFile } from "@thaw/config/node";
+import type { ServiceRoute } from "../decision/resolvers.js";
+
+/** The hook's routing table out of a validated thaw.config.yaml. */
+export function serviceRoutesOf(config: ThawConfig): ServiceRoute[] {
+  return config.services.map((s) => ({
+    name: s.name,
+    namespace: s.namespace,
+    hosts: s.hosts,
+    paths: s.paths,
+  }));
+}
+
+/** Reads thaw.config.yaml with @thaw/config; throws with every issue and its field path. */
+export async function loadHookConfig(
+  file: string,
+): Promise<{ config: ThawConfig; services: ServiceRoute[] }> {
+  const r = await loadConfigFile(file);
+  if (!r.ok) throw new Error(formatIssues(r.issues, file));
+  return { config: r.value, services: serviceRoutesOf(r.value) };
+}

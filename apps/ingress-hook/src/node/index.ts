@@ -1,0 +1,9 @@
+/** @thaw/ingress-hook/node: the forward-auth service on Node and its config-file loader. */
+export { loadHookConfig, serviceRoutesOf } from "./config-file.js";
+export {
+  createHook,
+  type HookService,
+  type HookServiceOptions,
+  hookServiceApp,
+  startIngressHook,
+} from "./service.js";

@@ -1,0 +1,177 @@
+import { env, exports } from "cloudflare:workers";
+import { systemClock } from "@thaw/clock";
+import { Hono } from "hono";
+import { describe, expect, inject, it } from "vitest";
+import {
+  type ActivationOutcome,
+  type ActivatorClient,
+  httpActivatorClient,
+} from "../../src/decision/activator-client.js";
+import { IngressHook } from "../../src/decision/hook.js";
+import { hostTableResolver } from "../../src/decision/resolvers.js";
+import { type ThawIngressVariables, thawIngress } from "../../src/middleware.js";
+
+async function activateCount(): Promise<number> {
+  const r = await env.ACTIVATOR.fetch("http://activator.internal/counts");
+  return ((await r.json()) as { activate: number }).activate;
+}
+
+type Echo = { url: string; headers: Record<string, string> };
+
+describe("Workers entry (src/worker.ts) in workerd", () => {
+  it("runs in workerd", () => {
+    expect(navigator.userAgent).toBe("Cloudflare-Workers");
+  });
+
+  it("holds concurrent cold requests on one activation, then passes warm ones with no activator call", async () => {
+    const before = await activateCount();
+    const cold = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => exports.default.fetch(`http://hello.localhost/cold/${i}`)),
+    );
+    expect(cold.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(((await cold[3]!.json()) as Echo).url).toBe("http://hello.localhost/cold/3");
+    expect((await activateCount()) - before).toBe(1);
+    const warm = await Promise.all(
+      Array.from({ length: 20 }, () => exports.default.fetch("http://hello.localhost/w")),
+    );
+    expect(warm.every((r) => r.status === 200)).toBe(true);
+    expect((await activateCount()) - before).toBe(1);
+  });
+
+  it("strips internal headers before the origin", async () => {
+    const r = await exports.default.fetch("http://hello.localhost/spoof", {
+      headers: {
+        "K-Network-Probe": "queue",
+        "K-Network-Hash": "override",
+        "K-Proxy-Request": "activator",
+        "K-Original-Host": "evil",
+        "Knative-Serving-Revision": "stuck",
+        "Knative-Serving-Namespace": "default",
+        "X-Keep": "1",
+      },
+    });
+    expect(r.status).toBe(200);
+    const seen = Object.keys(((await r.json()) as Echo).headers);
+    expect(seen.filter((h) => /^(k-|knative-)/.test(h))).toEqual([]);
+    expect(seen).toContain("x-keep");
+  });
+
+  it("unknown host -> 404", async () => {
+    const r = await exports.default.fetch("http://nobody.localhost/");
+    expect(r.status).toBe(404);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe("ERR_UNKNOWN_REVISION");
+  });
+
+  it("a revision that never becomes ready -> 503 with Retry-After", async () => {
+    const r = await exports.default.fetch("http://stuck.localhost/");
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("3");
+  });
+});
+
+describe("thawIngress middleware in a Hono gateway on workerd", () => {
+  class CountingActivator implements ActivatorClient {
+    calls = 0;
+    async activate(): Promise<ActivationOutcome> {
+      this.calls++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { kind: "ready", endpoints: ["10.1.0.1:8012", "10.1.0.2:8012"], coldStart: true };
+    }
+  }
+
+  /** 0, 0.3, 0, 0.3...: random-choice-of-two then alternates between two pods. */
+  function alternating(): () => number {
+    let n = 0;
+    return () => (n++ % 2 === 0 ? 0 : 0.3);
+  }
+
+  function gateway() {
+    const activator = new CountingActivator();
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: alternating(),
+      activator,
+      resolvers: [
+        hostTableResolver([{ name: "api", namespace: "shop", hosts: ["shop.example"], paths: ["/api"] }]),
+      ],
+    });
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook, setUpstreamHeader: true }));
+    app.all("*", (c) => c.json({ thaw: c.var.thaw, upstream: c.req.header("x-thaw-upstream") ?? null }));
+    return { app, activator };
+  }
+
+  it("single activation for concurrent cold requests, warm ones spread over pods", async () => {
+    const { app, activator } = gateway();
+    const cold = await Promise.all(
+      Array.from({ length: 10 }, () => app.request("http://shop.example/api/x")),
+    );
+    expect(cold.every((r) => r.status === 200)).toBe(true);
+    expect(activator.calls).toBe(1);
+    const ups = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const body = (await (await app.request("http://shop.example/api/y")).json()) as {
+        thaw: { warm: boolean };
+        upstream: string;
+      };
+      expect(body.thaw.warm).toBe(true);
+      ups.add(body.upstream);
+    }
+    expect(ups).toEqual(new Set(["10.1.0.1:8012", "10.1.0.2:8012"]));
+    expect(activator.calls).toBe(1);
+  });
+
+  it("a path outside the service's prefixes is a 404", async () => {
+    const { app } = gateway();
+    expect((await app.request("http://shop.example/other")).status).toBe(404);
+  });
+});
+
+describe("thawIngress on workerd against the real @thaw/activator worker (its Durable Object)", () => {
+  it("activates once through the activator's /v1/activate, then passes warm requests with no call", async () => {
+    const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
+    let calls = 0;
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: Math.random,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+      activator: httpActivatorClient({
+        baseUrl: "http://activator.internal",
+        clock: systemClock,
+        fetch: (r) => {
+          calls++;
+          return real.fetch(r);
+        },
+      }),
+    });
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", (c) => c.json(c.var.thaw));
+    const cold = await Promise.all(Array.from({ length: 5 }, () => app.request("http://hello.localhost/x")));
+    expect(cold.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const body = (await cold[0]!.json()) as { upstream: string; warm: boolean };
+    expect(body.upstream).toBe(`127.0.0.1:${inject("podPort")}`);
+    expect(calls).toBe(1);
+    const warm = (await (await app.request("http://hello.localhost/y")).json()) as { warm: boolean };
+    expect(warm.warm).toBe(true);
+    expect(calls).toBe(1);
+  });
+
+  it("a revision the activator does not know is a 404", async () => {
+    const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: Math.random,
+      resolvers: [hostTableResolver([{ name: "ghost", namespace: "default", hosts: ["ghost.localhost"] }])],
+      activator: httpActivatorClient({
+        baseUrl: "http://activator.internal",
+        clock: systemClock,
+        fetch: (r) => real.fetch(r),
+      }),
+    });
+    const app = new Hono();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", (c) => c.text("should not get here"));
+    expect((await app.request("http://ghost.localhost/")).status).toBe(404);
+  });
+});

@@ -1,0 +1,175 @@
+// Benchmarks for @thaw/autoscaler, run against dist (npm run build first; `npm run bench` does).
+// Every figure is printed with a ratio against a trivial baseline measured in the same run, because the
+// machine is shared and absolute numbers drift. THAW_BENCH_QUICK=1 shrinks the workloads.
+import { performance } from "node:perf_hooks";
+import {
+  DEFAULT_AUTOSCALER_CONFIG,
+  Decider,
+  deciderSpecFor,
+  MetricCollector,
+  metricSpecFor,
+  simulate,
+} from "../dist/index.js";
+
+const QUICK = process.env.THAW_BENCH_QUICK === "1";
+const REVISIONS = 10_000;
+const TICKS = QUICK ? 10 : 40;
+const REQUESTS = QUICK ? 100_000 : 1_000_000;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** A deterministic pseudo-random source (LCG), so every run replays the same workload. */
+function lcg(seed) {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 4294967296;
+  };
+}
+
+// ---- 1. Decider tick over 10,000 revisions --------------------------------------------------------
+const T0 = 1_700_000_010_000;
+const config = DEFAULT_AUTOSCALER_CONFIG;
+const collector = new MetricCollector();
+const deciders = [];
+const keys = [];
+const rnd = lcg(42);
+for (let i = 0; i < REVISIONS; i++) {
+  const key = `ns/rev-${i}`;
+  const facts = { containerConcurrency: 10, annotations: {} };
+  collector.createOrUpdate(key, metricSpecFor(config, facts, `rev-${i}-private`), T0);
+  const spec = deciderSpecFor(config, facts);
+  deciders.push({ key, decider: new Decider(spec, 1, T0), metric: spec.scalingMetric });
+  keys.push(key);
+}
+const ready = new Int32Array(REVISIONS).fill(1);
+let now = T0;
+/** Two seconds of stats per revision (as scrapes every second would record), not timed. */
+function feed() {
+  for (let s = 0; s < 2; s++) {
+    now += 1000;
+    for (let i = 0; i < REVISIONS; i++) {
+      collector.record(keys[i], now, { averageConcurrentRequests: rnd() * 40, requestCount: rnd() * 100 });
+    }
+  }
+}
+/** Baseline: the same loop reading the windows only. */
+function readOnly() {
+  let sink = 0;
+  for (let i = 0; i < REVISIONS; i++) {
+    const r = collector.readingFor(deciders[i].key, "concurrency", now);
+    if (r.ok) sink += r.stable;
+  }
+  return sink;
+}
+/** One full decider tick: read the windows and run every decider. */
+function fullTick() {
+  let sink = 0;
+  for (let i = 0; i < REVISIONS; i++) {
+    const d = deciders[i];
+    const r = collector.readingFor(d.key, d.metric, now);
+    const res = d.decider.scale(now, { readyPods: ready[i], metrics: r.ok ? r : null });
+    ready[i] = Math.max(1, res.desiredPodCount);
+    sink += res.desiredPodCount;
+  }
+  return sink;
+}
+for (let w = 0; w < 35; w++) feed(); // fill the 60 s windows first
+for (let w = 0; w < 30; w++) {
+  readOnly();
+  fullTick();
+}
+/** Wall time and this process's CPU time of one call, in ms (CPU time is less hurt by a busy machine). */
+function timed(fn) {
+  const c = process.cpuUsage();
+  const a = performance.now();
+  fn();
+  const wall = performance.now() - a;
+  const d = process.cpuUsage(c);
+  return [wall, (d.user + d.system) / 1000];
+}
+const base = [];
+const tick = [];
+const baseCpu = [];
+const tickCpu = [];
+for (let t = 0; t < TICKS; t++) {
+  feed();
+  const [bw, bc] = timed(readOnly);
+  base.push(bw);
+  baseCpu.push(bc);
+  const [tw, tc] = timed(fullTick);
+  tick.push(tw);
+  tickCpu.push(tc);
+}
+const tickMs = median(tick);
+const baseMs = median(base);
+console.log(
+  `decider: one tick of ${REVISIONS} revisions (median of ${TICKS}; wall time, CPU time in brackets)`,
+);
+console.log(`  baseline (read windows only)  ${baseMs.toFixed(2)} ms [cpu ${median(baseCpu).toFixed(2)} ms]`);
+console.log(
+  `  full tick (read + decide)     ${tickMs.toFixed(2)} ms [cpu ${median(tickCpu).toFixed(2)} ms]   ratio ${(tickMs / baseMs).toFixed(2)}x baseline (cpu ${(median(tickCpu) / median(baseCpu)).toFixed(2)}x)`,
+);
+console.log(
+  `  ticks per second              ${(1000 / tickMs).toFixed(1)}   (${((REVISIONS * 1000) / tickMs).toFixed(0)} revision decisions/s)`,
+);
+console.log(
+  `  target < 20 ms per tick       ${tickMs < 20 ? "met" : "NOT met"} (max of ${TICKS}: ${Math.max(...tick).toFixed(2)} ms)`,
+);
+
+// ---- 2. Simulator on a generated trace ----------------------------------------------------------
+/** Arrivals with a rate swinging between 20 and 380 rps over 10 minutes, durations 20–500 ms. */
+function generateTrace(n) {
+  const r = lcg(7);
+  const out = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    const rate = 200 + 180 * Math.sin((2 * Math.PI * t) / 600_000);
+    t += (-Math.log(1 - r()) * 1000) / rate;
+    out.push({ arrivalMs: t, durationMs: 20 + r() * 480 });
+  }
+  return out;
+}
+const trace = generateTrace(REQUESTS);
+/** Baseline: one pass over the trace (the least any replay must do). */
+function traceBaseline() {
+  let end = 0;
+  for (const q of trace) end = Math.max(end, q.arrivalMs + q.durationMs);
+  return end;
+}
+const opts = {
+  config: { ...config, containerConcurrencyTargetDefault: 10 },
+  annotations: {},
+  containerConcurrency: 10,
+  startupDelayMs: 2000,
+};
+traceBaseline();
+const bRuns = [];
+for (let i = 0; i < 5; i++) {
+  const a = performance.now();
+  traceBaseline();
+  bRuns.push(performance.now() - a);
+}
+const sRuns = [];
+let result;
+for (let i = 0; i < (QUICK ? 1 : 3); i++) {
+  const a = performance.now();
+  result = simulate(trace, opts);
+  sRuns.push(performance.now() - a);
+}
+const simMs = median(sRuns);
+const trMs = median(bRuns);
+console.log(
+  `simulator: ${REQUESTS} requests, ${(result.endMs / 1000).toFixed(0)} s of traffic (median of ${sRuns.length})`,
+);
+console.log(`  baseline (one pass over trace) ${trMs.toFixed(2)} ms`);
+console.log(
+  `  simulate                       ${simMs.toFixed(0)} ms   ratio ${(simMs / trMs).toFixed(0)}x baseline`,
+);
+console.log(`  requests per second            ${((REQUESTS * 1000) / simMs).toFixed(0)}`);
+console.log(
+  `  (max replicas ${result.maxReplicas}, cold starts ${result.coldStarts}, p99 queued ${result.queued.p99Ms.toFixed(0)} ms)`,
+);

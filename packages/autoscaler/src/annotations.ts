@@ -1,0 +1,211 @@
+import type { AutoscalerConfig } from "./config.js";
+import { TARGET_MIN, WINDOW_MAX_MS, WINDOW_MIN_MS } from "./config.js";
+import { parseGoDuration } from "./duration.js";
+import type { Issue } from "./issues.js";
+import { parseFloatStrict, parseInt32Strict } from "./scalars.js";
+
+/** Knative's per-revision annotation prefix. */
+export const AUTOSCALING_PREFIX = "autoscaling.knative.dev/";
+/** The revision's progress deadline annotation (bounds how long activation may take). */
+export const PROGRESS_DEADLINE_ANNOTATION = "serving.knative.dev/progress-deadline";
+
+/** Per-revision settings read from `autoscaling.knative.dev/*` annotations; absent = use the config. */
+export interface RevisionAnnotations {
+  class?: string;
+  metric?: "concurrency" | "rps";
+  target?: number;
+  targetUtilizationPercentage?: number;
+  targetBurstCapacity?: number;
+  windowMs?: number;
+  panicWindowPercentage?: number;
+  panicThresholdPercentage?: number;
+  minScale?: number;
+  maxScale?: number;
+  initialScale?: number;
+  activationScale?: number;
+  scaleDownDelayMs?: number;
+  scaleToZeroPodRetentionPeriodMs?: number;
+  metricAggregationAlgorithm?: "linear" | "weighted";
+  /** From `serving.knative.dev/progress-deadline`. */
+  progressDeadlineMs?: number;
+}
+
+/** The annotation keys (without prefix) this parser reads, each with its legacy camelCase spelling if any. */
+export const ANNOTATION_KEYS: readonly string[] = [
+  "class",
+  "metric",
+  "target",
+  "target-utilization-percentage",
+  "target-burst-capacity",
+  "window",
+  "panic-window-percentage",
+  "panic-threshold-percentage",
+  "min-scale",
+  "max-scale",
+  "initial-scale",
+  "activation-scale",
+  "scale-down-delay",
+  "scale-to-zero-pod-retention-period",
+  "metric-aggregation-algorithm",
+];
+
+function camel(key: string): string {
+  return key.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Result of reading annotations: the values that parsed, and issues for the ones that did not. */
+export interface AnnotationParse {
+  value: RevisionAnnotations;
+  issues: Issue[];
+}
+
+/**
+ * Reads and validates a revision's annotations against `config` (for the limits that depend on it).
+ * Values that fail validation are left out of `value` and reported in `issues`, so derivations can still
+ * fall back to the config as Knative's accessors do.
+ */
+export function parseAnnotations(
+  annotations: Readonly<Record<string, string>>,
+  config?: Readonly<Pick<AutoscalerConfig, "allowZeroInitialScale" | "maxScaleLimit">>,
+): AnnotationParse {
+  const value: RevisionAnnotations = {};
+  const issues: Issue[] = [];
+  const get = (key: string): [string, string] | undefined => {
+    for (const k of [key, camel(key)]) {
+      const full = AUTOSCALING_PREFIX + k;
+      const v = annotations[full];
+      if (v !== undefined) return [full, v];
+    }
+    return undefined;
+  };
+  const num = (key: string, lo: number, hi: number, range: string, int = false): number | undefined => {
+    const e = get(key);
+    if (!e) return undefined;
+    const n = int ? parseInt32Strict(e[1]) : parseFloatStrict(e[1]);
+    if (n === undefined || n < lo || n > hi) {
+      issues.push({ path: e[0], message: `${JSON.stringify(e[1])} must be ${range}` });
+      return undefined;
+    }
+    return n;
+  };
+  const dur = (
+    key: string,
+    lo: number,
+    hi: number,
+    range: string,
+    wholeSeconds: boolean,
+  ): number | undefined => {
+    const e = get(key);
+    if (!e) return undefined;
+    const ms = parseGoDuration(e[1]);
+    if (ms === undefined || ms < lo || ms > hi || (wholeSeconds && ms % 1000 !== 0)) {
+      issues.push({
+        path: e[0],
+        message: `${JSON.stringify(e[1])} must be a Go duration in ${range}${wholeSeconds ? ", whole seconds" : ""}`,
+      });
+      return undefined;
+    }
+    return ms;
+  };
+
+  const cls = get("class");
+  if (cls) {
+    // Classes in Knative's own domain must be one it knows; other domains belong to other autoscalers.
+    const c = cls[1];
+    if (
+      c.endsWith("autoscaling.knative.dev") &&
+      c !== "kpa.autoscaling.knative.dev" &&
+      c !== "hpa.autoscaling.knative.dev"
+    ) {
+      issues.push({
+        path: cls[0],
+        message: `${JSON.stringify(c)} must be kpa.autoscaling.knative.dev or hpa.autoscaling.knative.dev`,
+      });
+    } else value.class = c;
+  }
+  const metric = get("metric");
+  if (metric) {
+    if (metric[1] === "concurrency" || metric[1] === "rps") value.metric = metric[1];
+    else issues.push({ path: metric[0], message: `${JSON.stringify(metric[1])} must be concurrency or rps` });
+  }
+  const set = <K extends keyof RevisionAnnotations>(k: K, v: RevisionAnnotations[K] | undefined) => {
+    if (v !== undefined) value[k] = v;
+  };
+  set("target", num("target", TARGET_MIN, Number.POSITIVE_INFINITY, `≥ ${TARGET_MIN}`));
+  set("targetUtilizationPercentage", num("target-utilization-percentage", 1, 100, "in [1, 100]"));
+  const tbc = get("target-burst-capacity");
+  if (tbc) {
+    const n = parseFloatStrict(tbc[1]);
+    if (n === undefined || (n < 0 && n !== -1)) {
+      issues.push({ path: tbc[0], message: `${JSON.stringify(tbc[1])} must be ≥ 0 or exactly -1` });
+    } else value.targetBurstCapacity = n;
+  }
+  set("windowMs", dur("window", WINDOW_MIN_MS, WINDOW_MAX_MS, "[6s, 1h]", true));
+  set("panicWindowPercentage", num("panic-window-percentage", 1, 100, "in [1, 100]"));
+  set("panicThresholdPercentage", num("panic-threshold-percentage", 110, 1000, "in [110, 1000]"));
+  const intMax = 2147483647;
+  set("minScale", num("min-scale", 0, intMax, "a whole number ≥ 0", true));
+  const limit = config?.maxScaleLimit ?? 0;
+  set(
+    "maxScale",
+    limit > 0
+      ? num("max-scale", 1, limit, `a whole number in [1, ${limit}] (max-scale-limit)`, true)
+      : num("max-scale", 0, intMax, "a whole number ≥ 0", true),
+  );
+  const zeroOk = config?.allowZeroInitialScale ?? false;
+  set(
+    "initialScale",
+    num(
+      "initial-scale",
+      zeroOk ? 0 : 1,
+      intMax,
+      zeroOk ? "a whole number ≥ 0" : "a whole number ≥ 1 (0 needs allow-zero-initial-scale)",
+      true,
+    ),
+  );
+  set("activationScale", num("activation-scale", 1, intMax, "a whole number ≥ 1", true));
+  set("scaleDownDelayMs", dur("scale-down-delay", 0, WINDOW_MAX_MS, "[0s, 1h]", true));
+  set(
+    "scaleToZeroPodRetentionPeriodMs",
+    dur("scale-to-zero-pod-retention-period", 0, WINDOW_MAX_MS, "[0s, 1h]", false),
+  );
+  const agg = get("metric-aggregation-algorithm");
+  if (agg) {
+    const a = agg[1];
+    if (a === "linear") value.metricAggregationAlgorithm = "linear";
+    else if (a === "weighted-exponential" || a === "weightedExponential") {
+      value.metricAggregationAlgorithm = "weighted";
+    } else {
+      issues.push({ path: agg[0], message: `${JSON.stringify(a)} must be linear or weighted-exponential` });
+    }
+  }
+  const pd = annotations[PROGRESS_DEADLINE_ANNOTATION];
+  if (pd !== undefined) {
+    const ms = parseGoDuration(pd);
+    if (ms === undefined || ms <= 0) {
+      issues.push({
+        path: PROGRESS_DEADLINE_ANNOTATION,
+        message: `${JSON.stringify(pd)} must be a positive Go duration`,
+      });
+    } else value.progressDeadlineMs = ms;
+  }
+
+  // Cross-field rules.
+  if (value.minScale !== undefined && value.maxScale !== undefined && value.maxScale > 0) {
+    if (value.minScale > value.maxScale) {
+      issues.push({
+        path: `${AUTOSCALING_PREFIX}min-scale`,
+        message: `${value.minScale} must be ≤ max-scale (${value.maxScale})`,
+      });
+    }
+  }
+  if (value.activationScale !== undefined && value.maxScale !== undefined && value.maxScale > 0) {
+    if (value.activationScale > value.maxScale) {
+      issues.push({
+        path: `${AUTOSCALING_PREFIX}activation-scale`,
+        message: `${value.activationScale} must be ≤ max-scale (${value.maxScale})`,
+      });
+    }
+  }
+  return { value, issues };
+}

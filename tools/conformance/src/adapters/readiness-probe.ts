@@ -1,0 +1,148 @@
+/**
+ * Adapter for readiness-probe.json: encoding, reconciler rewrite, defaulting and validation run against
+ * @thaw/readiness's pure functions; execution vectors run the prober against real loopback servers
+ * (readiness-probe-exec.ts).
+ */
+import {
+  applyRevisionDefaults,
+  type Container,
+  decodeProbeEnv,
+  encodeProbeEnv,
+  type Probe,
+  parseProbe,
+  queueProxyOwnProbe,
+  queueProxyProbeEnv,
+  queueServingPortOf,
+  type RevisionSpec,
+  validateContainer,
+} from "@thaw/readiness";
+import { diff } from "../compare.js";
+import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
+import { runExecutionVector } from "./readiness-probe-exec.js";
+
+/** Fails unless every key of `expect` is one this kind of vector knows how to check. */
+function onlyKeys(expect: Record<string, unknown>, known: string[]): Outcome | undefined {
+  const extra = Object.keys(expect).filter((k) => !known.includes(k));
+  return extra.length > 0 ? fail(`unknown expectation(s): ${extra.join(", ")}`) : undefined;
+}
+
+function features(input: Record<string, unknown>): { multi: boolean } | string {
+  const f = (input.features ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(f)) {
+    if (k !== "multi-container-probing") return `unknown feature ${k}`;
+    if (v !== "enabled" && v !== "disabled") return `unknown value ${String(v)} of ${k}`;
+  }
+  return { multi: f["multi-container-probing"] === "enabled" };
+}
+
+function typedProbe(raw: unknown, path: string): Probe {
+  const r = parseProbe(raw, { path });
+  if (!r.ok) throw new Error(`vector probe does not parse: ${JSON.stringify(r.issues)}`);
+  return r.value;
+}
+
+function typedContainer(raw: Record<string, unknown>, path: string): Container {
+  const c: Container = { ...raw } as Container;
+  for (const k of ["readinessProbe", "livenessProbe", "startupProbe"] as const) {
+    if (raw[k] !== undefined) c[k] = typedProbe(raw[k], `${path}.${k}`);
+  }
+  return c;
+}
+
+function decode(v: Vector): Outcome {
+  const known = onlyKeys(v.expect, ["probes", "error"]);
+  if (known) return known;
+  const r = decodeProbeEnv(String(v.input.env), v.input.multiContainer === true);
+  if (v.expect.error === true)
+    return r.ok ? fail(`expected an error, decoded ${JSON.stringify(r.value)}`) : pass;
+  if (!r.ok) return fail(`decode failed: ${JSON.stringify(r.issues)}`);
+  const d = diff(r.value, v.expect.probes);
+  return d ? fail(d) : pass;
+}
+
+function encode(v: Vector): Outcome {
+  const known = onlyKeys(v.expect, ["json", "error"]);
+  if (known) return known;
+  const raw = "probe" in v.input ? v.input.probe : v.input.probes;
+  let typed: Probe | Probe[] | null | undefined;
+  if (raw === null || raw === undefined) typed = raw;
+  else if (Array.isArray(raw)) typed = raw.map((p, i) => typedProbe(p, `probes[${i}]`));
+  else typed = typedProbe(raw, "probe");
+  const r = encodeProbeEnv(typed);
+  const json = r.ok ? r.value : "";
+  const d = diff({ error: !r.ok, json }, { error: v.expect.error === true, json: v.expect.json });
+  return d ? fail(d) : pass;
+}
+
+function queueGeneration(v: Vector): Outcome {
+  const known = onlyKeys(v.expect, ["SERVING_READINESS_PROBE", "queueReadinessProbe", "env"]);
+  if (known) return known;
+  const f = features(v.input);
+  if (typeof f === "string") return fail(f);
+  const { sidecars, ...rawServing } = v.input.servingContainer as Record<string, unknown>;
+  const serving = typedContainer(rawServing, "servingContainer");
+  const side = ((sidecars ?? []) as Record<string, unknown>[]).map((s, i) =>
+    typedContainer(s, `sidecars[${i}]`),
+  );
+  const cc = v.input.containerConcurrency;
+  const r = queueProxyProbeEnv({
+    serving,
+    sidecars: side,
+    multiContainerProbing: f.multi,
+    ...(typeof cc === "number" ? { containerConcurrency: cc } : {}),
+  });
+  if (!r.ok) return fail(`queueProxyProbeEnv failed: ${JSON.stringify(r.issues)}`);
+  const env = r.value;
+  const expectedEnv = { ...((v.expect.env ?? {}) as Record<string, string>) };
+  if (v.expect.SERVING_READINESS_PROBE !== undefined)
+    expectedEnv.SERVING_READINESS_PROBE = String(v.expect.SERVING_READINESS_PROBE);
+  for (const [k, want] of Object.entries(expectedEnv)) {
+    if (env[k] !== want)
+      return fail(`env ${k}: expected ${JSON.stringify(want)}, got ${JSON.stringify(env[k])}`);
+  }
+  if (v.expect.queueReadinessProbe !== undefined) {
+    const own = queueProxyOwnProbe(serving.readinessProbe, queueServingPortOf(serving));
+    const d = diff(own, v.expect.queueReadinessProbe, "$.queueReadinessProbe");
+    if (d) return fail(d);
+  }
+  return pass;
+}
+
+function defaulting(v: Vector): Outcome {
+  const known = onlyKeys(v.expect, ["spec"]);
+  if (known) return known;
+  const out = applyRevisionDefaults(v.input.spec as RevisionSpec);
+  const d = diff(out, v.expect.spec, "$.spec");
+  return d ? fail(d) : pass;
+}
+
+function validation(v: Vector): Outcome {
+  const known = onlyKeys(v.expect, ["error"]);
+  if (known) return known;
+  const f = features(v.input);
+  if (typeof f === "string") return fail(f);
+  // The Go test names which validator ran: the serving container's or a sidecar's.
+  const role = v.source.includes("#TestSidecarContainerValidation")
+    ? "sidecar"
+    : v.source.includes("#TestUserContainerValidation")
+      ? "serving"
+      : undefined;
+  if (!role) return fail(`unknown validation source ${v.source}`);
+  const got = validateContainer(v.input.container, { role, multiContainerProbing: f.multi });
+  const want = v.expect.error ?? null;
+  return got === want ? pass : fail(`expected ${JSON.stringify(want)}\n got ${JSON.stringify(got)}`);
+}
+
+/** Routes each vector by the shape of its input. */
+export const adapter: Adapter = {
+  async run(v: Vector): Promise<Outcome> {
+    const i = v.input;
+    if (typeof i.env === "string") return decode(v);
+    if (!("servers" in i) && ("probe" in i || "probes" in i)) return encode(v);
+    if ("servingContainer" in i) return queueGeneration(v);
+    if ("spec" in i) return defaulting(v);
+    if ("container" in i) return validation(v);
+    const exec = await runExecutionVector(v);
+    return exec ?? fail("unknown vector kind: no handler recognises its input");
+  },
+};
