@@ -1,0 +1,443 @@
+#!/usr/bin/env node
+// Queue-proxy benchmark (issue 6): one interleaved run of the backend direct, Thaw's queue-proxy
+// (CC 0, 10, 100, request metrics on), node-http-proxy, a minimal undici proxy and nginx, with wrk on
+// CPU 0 and backend + proxy on CPU 1 (a pod's two containers sharing one core).
+//
+//   npm run bench:queue-proxy                   3 runs x 3 rounds, medians (~11 min)
+//   node bench/run.mjs --runs 1 --rounds 1      one quick pass
+//   THAW_BENCH_QUICK=1 npm run bench            1 run, 1 round, 1 s per measurement
+//
+// Needs wrk, nginx and taskset (apt-get install -y wrk nginx-light). Only loopback is used; every
+// server runs in its own process group and is killed by PID at the end.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const QP = join(HERE, "..", "dist", "main.js");
+// Run the bin as its shebang would (`env -S node <V8 flags>`), so the benchmark sees the deployed settings.
+const QP_ARGS = [
+  ...(/^#!\S*env -S node(.*)$/m.exec(readFileSync(QP, "utf8").split("\n")[0])?.[1] ?? "")
+    .split(" ")
+    .filter(Boolean),
+  QP,
+];
+const { values: opt } = parseArgs({
+  options: {
+    runs: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
+    rounds: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
+    duration: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
+    "base-port": { type: "string", default: "19700" },
+    "no-pin": { type: "boolean", default: false },
+    json: { type: "string" },
+  },
+});
+const RUNS = Number(opt.runs);
+const ROUNDS = Number(opt.rounds);
+const DUR = Number(opt.duration);
+const BASE = Number(opt["base-port"]);
+const PIN = !opt["no-pin"] && cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+for (const tool of ["wrk", "nginx"]) {
+  if (spawnSync("sh", ["-c", `command -v ${tool} || test -x /usr/sbin/${tool}`]).status !== 0) {
+    console.error(`bench: ${tool} not found (apt-get install -y wrk nginx-light)`);
+    process.exit(2);
+  }
+}
+
+// ---------- servers ----------
+const work = mkdtempSync(join(tmpdir(), "thaw-qp-bench-"));
+const children = [];
+function start(name, cmd, args, env = {}) {
+  const full = PIN ? ["taskset", ["-c", "1", cmd, ...args]] : [cmd, args];
+  const proc = spawn(full[0], full[1], {
+    env: { ...process.env, ...env },
+    detached: true, // own process group: CPU is summed over it, and it is killed as a group
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  proc.stderr.on("data", (d) => {
+    err = (err + d).slice(-2000);
+  });
+  const child = { name, proc, err: () => err };
+  children.push(child);
+  return child;
+}
+function stopAll() {
+  for (const c of children) {
+    try {
+      process.kill(-c.proc.pid, "SIGKILL");
+    } catch {}
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+process.on("exit", stopAll);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
+
+async function waitPort(port, name) {
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((r) => {
+      const s = net.connect(port, "127.0.0.1", () => {
+        s.destroy();
+        r(true);
+      });
+      s.on("error", () => r(false));
+    });
+    if (ok) return;
+    await sleep(100);
+  }
+  const c = children.find((x) => x.name === name);
+  throw new Error(`${name} did not listen on ${port}: ${c?.err() ?? ""}`);
+}
+
+async function portFree(port) {
+  return new Promise((r) => {
+    const s = net.connect(port, "127.0.0.1", () => {
+      s.destroy();
+      r(false);
+    });
+    s.on("error", () => r(true));
+  });
+}
+
+const qpEnv = (userPort, port, cc, metrics) => ({
+  CONTAINER_CONCURRENCY: String(cc),
+  QUEUE_SERVING_PORT: String(port),
+  QUEUE_SERVING_TLS_PORT: "8112",
+  USER_PORT: String(userPort),
+  REVISION_TIMEOUT_SECONDS: "300",
+  SERVING_LOGGING_CONFIG: "",
+  SERVING_LOGGING_LEVEL: "info",
+  SERVING_NAMESPACE: "bench",
+  SERVING_CONFIGURATION: "bench",
+  SERVING_REVISION: "bench-00001",
+  SERVING_POD: "bench-pod",
+  SERVING_POD_IP: "127.0.0.1",
+  SERVING_READINESS_PROBE: JSON.stringify({
+    tcpSocket: { port: userPort, host: "127.0.0.1" },
+    successThreshold: 1,
+  }),
+  THAW_ADMIN_PORT: "0",
+  THAW_METRICS_PORT: "0",
+  THAW_USER_METRICS_PORT: "0",
+  THAW_BIND_HOST: "127.0.0.1",
+  THAW_REQUEST_METRICS: metrics ? "true" : "false",
+});
+
+function nginxConf(port, backend) {
+  const prefix = join(work, "nginx");
+  spawnSync("mkdir", ["-p", join(prefix, "logs")]);
+  const conf = join(prefix, "nginx.conf");
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+daemon off;
+pid ${join(prefix, "nginx.pid")};
+error_log stderr error;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fcgi; uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
+  upstream app { server 127.0.0.1:${backend}; keepalive 256; }
+  server {
+    listen 127.0.0.1:${port};
+    keepalive_requests 1000000;
+    location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`,
+  );
+  return ["-p", prefix, "-c", conf];
+}
+
+const B = BASE;
+const TARGETS = [
+  { name: "direct", port: B },
+  { name: "qp-cc0", port: B + 1, qp: { cc: 0, metrics: false } },
+  { name: "qp-cc10", port: B + 2, qp: { cc: 10, metrics: false } },
+  { name: "qp-cc100", port: B + 3, qp: { cc: 100, metrics: false } },
+  { name: "qp-metrics", port: B + 4, qp: { cc: 0, metrics: true } },
+  { name: "http-proxy", port: B + 5 },
+  { name: "undici", port: B + 6 },
+  { name: "nginx", port: B + 7 },
+];
+
+async function startServers() {
+  for (const t of TARGETS)
+    if (!(await portFree(t.port))) throw new Error(`port ${t.port} is busy (${t.name})`);
+  const node = process.execPath;
+  for (const t of TARGETS) {
+    if (t.name === "direct") t.child = start(t.name, node, [join(HERE, "servers", "backend.mjs"), String(B)]);
+    else if (t.qp) t.child = start(t.name, node, QP_ARGS, qpEnv(B, t.port, t.qp.cc, t.qp.metrics));
+    else if (t.name === "http-proxy")
+      t.child = start(t.name, node, [join(HERE, "servers", "http-proxy.mjs"), String(t.port), String(B)]);
+    else if (t.name === "undici")
+      t.child = start(t.name, node, [join(HERE, "servers", "undici-proxy.mjs"), String(t.port), String(B)]);
+    else if (t.name === "nginx") t.child = start(t.name, "nginx", nginxConf(t.port, B));
+    await waitPort(t.port, t.name);
+  }
+}
+
+// ---------- measuring ----------
+function groupCpuTicks(pgid) {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]); // utime + stime
+    } catch {}
+  }
+  return ticks;
+}
+const TICK_US = 1e6 / Number(spawnSync("getconf", ["CLK_TCK"]).stdout.toString().trim() || 100);
+
+function rssKb(pid) {
+  // The queue-proxy is the leader's child when pinned through taskset (exec keeps the PID).
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function toMs(v) {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
+  if (!m) return Number.NaN;
+  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
+}
+
+function wrk(port, conns, seconds) {
+  const args = ["-t1", `-c${conns}`, `-d${seconds}s`, "--latency", `http://127.0.0.1:${port}/`];
+  const cmd = PIN ? ["taskset", ["-c", "0", "wrk", ...args]] : ["wrk", args];
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd[0], cmd[1], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (d) => {
+      out += d;
+    });
+    const killer = setTimeout(() => p.kill("SIGKILL"), (seconds + 15) * 1000);
+    p.on("exit", () => {
+      clearTimeout(killer);
+      const num = (re) => Number(re.exec(out)?.[1] ?? Number.NaN);
+      const requests = num(/(\d+) requests in/);
+      const errors = num(/Non-2xx or 3xx responses: (\d+)/) || 0;
+      const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      const sockErrors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+      if (!Number.isFinite(requests)) reject(new Error(`wrk failed: ${out}`));
+      resolve({
+        requests,
+        rps: num(/Requests\/sec:\s+([\d.]+)/),
+        mean: toMs(/Latency\s+(\S+)/.exec(out)?.[1] ?? ""),
+        p50: toMs(/ 50%\s+(\S+)/.exec(out)?.[1] ?? ""),
+        p99: toMs(/ 99%\s+(\S+)/.exec(out)?.[1] ?? ""),
+        errors: errors + sockErrors,
+      });
+    });
+  });
+}
+
+async function measure(t, conns, seconds) {
+  const pgid = t.child.proc.pid;
+  const c0 = groupCpuTicks(pgid);
+  const r = await wrk(t.port, conns, seconds);
+  const c1 = groupCpuTicks(pgid);
+  return { ...r, cpuPerReqUs: t.name === "direct" ? Number.NaN : ((c1 - c0) * TICK_US) / r.requests };
+}
+
+/** Arrival order through CC=10: 100 requests started 1 ms apart on their own connections, backend
+ *  answering after 20 ms (so up to ~50 wait, well inside the 10 x CC queue), must reach the app in the
+ *  order they were sent. */
+async function arrivalOrder(target) {
+  const seen = [];
+  const app = http.createServer((req, res) => {
+    seen.push(Number(new URL(req.url, "http://x").searchParams.get("i")));
+    setTimeout(() => res.end("ok"), 20);
+  });
+  await new Promise((r) => app.listen(0, "127.0.0.1", r));
+  const port = B + 20;
+  const qp = start("qp-order", process.execPath, QP_ARGS, qpEnv(app.address().port, port, target, false));
+  await waitPort(port, "qp-order");
+  const sends = [];
+  const failures = [];
+  for (let i = 0; i < 100; i++) {
+    sends.push(
+      new Promise((resolve) => {
+        const req = http.get({ host: "127.0.0.1", port, path: `/?i=${i}`, agent: false }, (res) => {
+          if (res.statusCode !== 200) failures.push(`status ${res.statusCode}`);
+          res.resume();
+          res.on("end", resolve);
+        });
+        req.on("error", (err) => {
+          failures.push(err.code ?? err.message);
+          resolve();
+        });
+      }),
+    );
+    await sleep(1);
+  }
+  await Promise.all(sends);
+  try {
+    process.kill(-qp.proc.pid, "SIGKILL");
+  } catch {}
+  await new Promise((r) => app.close(r));
+  let inversions = 0;
+  for (let i = 1; i < seen.length; i++) if (seen[i] < seen[i - 1]) inversions++;
+  return { requests: seen.length, inversions, failures };
+}
+
+// ---------- reporting ----------
+const median = (xs) => {
+  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+
+async function oneRun(runIndex) {
+  const rows = {}; // `${target}@${conns}` -> [{...round}]
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = TARGETS.slice(round % TARGETS.length).concat(TARGETS.slice(0, round % TARGETS.length));
+    for (const conns of [1, 64]) {
+      const byName = {};
+      for (const t of order) {
+        byName[t.name] = await measure(t, conns, DUR);
+        await sleep(200);
+      }
+      for (const t of TARGETS) {
+        const r = byName[t.name];
+        r.xDirect = r.rps / byName.direct.rps;
+        r.xHttpProxy = r.rps / byName["http-proxy"].rps;
+        r.xCc0 = r.rps / byName["qp-cc0"].rps;
+        r.addP50 = r.p50 - byName.direct.p50;
+        r.addP99 = r.p99 - byName.direct.p99;
+        const key = `${t.name}@${conns}`;
+        rows[key] = [...(rows[key] ?? []), r];
+      }
+    }
+    console.error(`run ${runIndex + 1} round ${round + 1}/${ROUNDS} done`);
+  }
+  const qp0 = TARGETS.find((t) => t.name === "qp-cc0");
+  const rssIdleKb = rssKb(qp0.child.proc.pid); // after the rounds, between loads
+  let rss256Kb = 0;
+  const sampler = setInterval(() => {
+    rss256Kb = Math.max(rss256Kb, rssKb(qp0.child.proc.pid));
+  }, 100);
+  const load256 = await measure(qp0, 256, DUR);
+  clearInterval(sampler);
+  const summary = {};
+  for (const [key, rs] of Object.entries(rows)) {
+    summary[key] = Object.fromEntries(Object.keys(rs[0]).map((k) => [k, median(rs.map((r) => r[k]))]));
+    summary[key].errors = rs.reduce((a, r) => a + r.errors, 0);
+  }
+  const order = await arrivalOrder(10);
+  return { summary, rssIdleMb: rssIdleKb / 1024, rss256Mb: rss256Kb / 1024, load256, order };
+}
+
+function printTable(summary) {
+  const head = [
+    "target",
+    "conns",
+    "req/s",
+    "x direct",
+    "x http-proxy",
+    "x qp-cc0",
+    "p50 ms",
+    "p99 ms",
+    "mean ms",
+    "+p50 ms",
+    "+p99 ms",
+    "cpu/req us",
+    "errors",
+  ];
+  const lines = [head];
+  for (const conns of [1, 64])
+    for (const t of TARGETS) {
+      const s = summary[`${t.name}@${conns}`];
+      lines.push([
+        t.name,
+        conns,
+        f(s.rps, 0),
+        f(s.xDirect, 3),
+        f(s.xHttpProxy, 3),
+        f(s.xCc0, 3),
+        f(s.p50),
+        f(s.p99),
+        f(s.mean),
+        f(s.addP50),
+        f(s.addP99),
+        f(s.cpuPerReqUs, 1),
+        s.errors,
+      ]);
+    }
+  const w = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  for (const l of lines) console.log(l.map((c, i) => String(c).padStart(w[i])).join("  "));
+}
+
+await startServers();
+const machine = `${cpus().length} CPUs (${cpus()[0]?.model}), node ${process.version}, ${PIN ? "wrk on CPU 0, backend+proxies on CPU 1" : "unpinned"}, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
+console.log(
+  `queue-proxy bench: ${RUNS} run(s) x ${ROUNDS} interleaved round(s) x ${DUR}s per measurement; ${machine}`,
+);
+const rssStartMb = rssKb(TARGETS.find((t) => t.name === "qp-cc0").child.proc.pid) / 1024;
+console.log(`RSS qp-cc0 right after start: ${f(rssStartMb, 1)} MB`);
+// Warm-up: JIT and connection pools.
+for (const t of TARGETS) await wrk(t.port, 64, 1);
+const runs = [];
+for (let i = 0; i < RUNS; i++) {
+  const r = await oneRun(i);
+  runs.push(r);
+  console.log(`\n## run ${i + 1}`);
+  printTable(r.summary);
+  console.log(
+    `RSS qp-cc0: idle after the rounds ${f(r.rssIdleMb, 1)} MB, under 256 connections ${f(r.rss256Mb, 1)} MB (${f(r.load256.rps, 0)} req/s, ${r.load256.errors} errors)`,
+  );
+  console.log(
+    `arrival order through CC=10: ${r.order.inversions} inversions in ${r.order.requests} requests reaching the app` +
+      (r.order.failures.length ? `; client failures: ${r.order.failures.join(", ")}` : ""),
+  );
+}
+
+// ---------- targets (issue 6), median over runs ----------
+const M = (key, field) => median(runs.map((r) => r.summary[key][field]));
+const cc10 = (field) => M("qp-cc10@64", field);
+const errorsTotal = runs.reduce(
+  (a, r) => a + Object.values(r.summary).reduce((b, s) => b + s.errors, 0) + r.load256.errors,
+  0,
+);
+const checks = [
+  ["c=64 throughput vs node-http-proxy", M("qp-cc0@64", "xHttpProxy"), ">=", 1.35],
+  ["c=64 proxy CPU per request (us)", M("qp-cc0@64", "cpuPerReqUs"), "<=", 48],
+  ["c=1 added p50 (ms)", M("qp-cc0@1", "addP50"), "<=", 0.08],
+  ["c=1 added p99 (ms)", M("qp-cc0@1", "addP99"), "<=", 0.6],
+  ["CC=100 throughput vs CC=0 (c=64)", M("qp-cc100@64", "xCc0"), ">=", 0.95],
+  ["CC=10 c=64 p99 / mean", cc10("p99") / cc10("mean"), "<=", 3],
+  ["CC=10 arrival-order inversions", median(runs.map((r) => r.order.inversions)), "<=", 0],
+  ["metrics on vs off throughput (c=64)", M("qp-metrics@64", "xCc0"), ">=", 0.9],
+  ["RSS under 256 connections (MB)", median(runs.map((r) => r.rss256Mb)), "<", 80],
+  [
+    "errors (all runs, incl. the order check)",
+    errorsTotal + runs.reduce((a, r) => a + r.order.failures.length, 0),
+    "<=",
+    0,
+  ],
+];
+console.log(`\n## issue 6 targets: median of ${RUNS} run(s)`);
+for (const [name, value, op, goal] of checks) {
+  const ok = op === ">=" ? value >= goal : op === "<=" ? value <= goal : value < goal;
+  console.log(`${ok ? "PASS" : "MISS"}  ${name.padEnd(40)} ${f(value, 3).padStart(8)}  (goal ${op} ${goal})`);
+}
+console.log(
+  `RSS idle (MB): ${f(rssStartMb, 1)} after start, ${f(median(runs.map((r) => r.rssIdleMb)), 1)} between loads; CC=10 c=64 p99 ${f(cc10("p99"))} ms, mean ${f(cc10("mean"))} ms`,
+);
+if (opt.json) writeFileSync(opt.json, JSON.stringify({ machine, runs }, null, 2));
+process.exit(0);

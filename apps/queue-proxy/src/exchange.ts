@@ -1,0 +1,228 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Dispatcher } from "undici";
+import type { H2Sink, H2Upstream } from "./h2-upstream.js";
+import type { Admission, StatsSink } from "./ports.js";
+import { responseHeaders } from "./request-head.js";
+import type { Timed, TimeoutSweeper } from "./timeouts.js";
+import { WaitSignal } from "./wait-signal.js";
+
+/** Per-request observers that run when an exchange ends (metrics, request log). */
+export interface ExchangeObserver {
+  /** `status` is what the client got (0 when it went away first); `ms` the time since arrival. */
+  done(ex: Exchange, status: number, ms: number): void;
+}
+
+/** What every exchange of one server shares. */
+export interface ExchangeContext {
+  upstream: Dispatcher;
+  /** Where HTTP/2 requests go (h2c to the app). */
+  h2: H2Upstream | null;
+  sweeper: TimeoutSweeper;
+  stats: StatsSink | null;
+  admission: Admission | null;
+  observer: ExchangeObserver | null;
+  now(): number;
+}
+
+const TIMEOUT_BODY = "request timeout";
+
+/**
+ * One proxied request: it is its own undici dispatch handler (the legacy callback interface, which undici
+ * runs natively) and its own timeout-list entry, so the hot path allocates little beyond this object.
+ */
+export class Exchange implements Timed, H2Sink {
+  startedAt: number;
+  lastWriteAt = 0;
+  prevTimed: Timed | null = null;
+  nextTimed: Timed | null = null;
+  /** Counted in the request statistics (false for kubelet probes). */
+  counted = false;
+  proxied = false;
+  private abortUpstream: ((err?: Error) => void) | null = null;
+  private resumeUpstream: (() => void) | null = null;
+  private admitted = false;
+  private waiting: WaitSignal | null = null;
+  private ended = false;
+  private status = 0;
+
+  constructor(
+    readonly ctx: ExchangeContext,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly headers: string[],
+    readonly hasBody: boolean,
+  ) {
+    this.startedAt = ctx.now();
+    res.once("close", this.onClientClose);
+  }
+
+  /** Runs the request: breaker (unless `bypass`), then the upstream call. */
+  start(bypass: boolean): void {
+    const { ctx } = this;
+    ctx.sweeper.add(this);
+    if (!bypass && ctx.stats) {
+      this.counted = true;
+      if (this.proxied) ctx.stats.proxiedIn(this.startedAt);
+      else ctx.stats.requestIn(this.startedAt);
+    }
+    const gate = ctx.admission;
+    if (bypass || gate === null) {
+      this.dispatch();
+      return;
+    }
+    if (gate.tryAcquire()) {
+      this.admitted = true;
+      this.dispatch();
+      return;
+    }
+    // Only requests that must wait carry a signal (timeouts and client cancels end the wait).
+    const waiting = new WaitSignal();
+    this.waiting = waiting;
+    gate.acquire(waiting.asSignal()).then(
+      () => {
+        this.waiting = null;
+        if (this.ended) {
+          gate.release();
+          return;
+        }
+        this.admitted = true;
+        this.dispatch();
+      },
+      (err: Error) => {
+        this.waiting = null;
+        if (this.ended) return;
+        this.fail(err);
+      },
+    );
+  }
+
+  private dispatch(): void {
+    const { req } = this;
+    if (req.httpVersionMajor === 2 && this.ctx.h2) {
+      this.ctx.h2.dispatch(this.headers, this.hasBody ? req : null, this);
+      return;
+    }
+    this.ctx.upstream.dispatch(
+      {
+        path: req.url ?? "/",
+        method: req.method ?? "GET",
+        headers: this.headers,
+        body: this.hasBody ? req : null,
+      },
+      this,
+    );
+  }
+
+  /** Breaker refusal: queue full or deadline → 503 with the text, anything else → 500 (c.3). */
+  private fail(err: Error & { code?: string }): void {
+    if (err.code === "ERR_QUEUE_FULL" || err.code === "ERR_DEADLINE") this.reply(503, `${err.message}\n`);
+    else this.reply(500, "");
+  }
+
+  private reply(status: number, body: string): void {
+    const { res } = this;
+    if (!res.headersSent) {
+      res.writeHead(status, {
+        "content-type": "text/plain; charset=utf-8",
+        "x-content-type-options": "nosniff",
+        "content-length": Buffer.byteLength(body),
+      });
+    }
+    res.end(body);
+    this.finish(status);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.ended) abort();
+    else this.abortUpstream = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    this.resumeUpstream = resume;
+    return this.startResponse(statusCode, responseHeaders(rawHeaders));
+  }
+
+  startResponse(statusCode: number, headers: string[]): boolean {
+    if (this.ended) return false;
+    this.status = statusCode;
+    this.lastWriteAt = this.ctx.now();
+    this.res.writeHead(statusCode, headers);
+    return true;
+  }
+
+  resumeWith(resume: () => void): void {
+    this.resumeUpstream = resume;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.ended) return false;
+    if (this.ctx.sweeper.idleWatched) this.lastWriteAt = this.ctx.now();
+    const ok = this.res.write(chunk);
+    if (!ok) this.res.once("drain", this.onDrain);
+    return ok;
+  }
+
+  onComplete(): void {
+    if (this.ended) return;
+    this.res.end();
+    this.finish(this.status);
+  }
+
+  onError(err: Error): void {
+    if (this.ended) return;
+    // Knative answers 502 with the error text; once bytes went out, all it can do is cut the stream.
+    if (!this.res.headersSent) this.reply(502, `${err.message}\n`);
+    else {
+      this.res.destroy(err);
+      this.finish(this.status);
+    }
+  }
+
+  onBodySent(): void {}
+
+  /** Timer fired (TimeoutSweeper): 504 `request timeout`, or end what was started. */
+  timeout(): void {
+    if (this.ended) return;
+    const { res } = this;
+    if (!res.headersSent) this.reply(504, TIMEOUT_BODY);
+    else if (res.hasHeader("content-length")) {
+      res.destroy();
+      this.finish(this.status);
+    } else {
+      res.end(TIMEOUT_BODY);
+      this.finish(this.status);
+    }
+    // After finish(): undici reports the abort through onError, which must find the exchange ended.
+    this.abortUpstream?.();
+    this.waiting?.abort();
+  }
+
+  private readonly onDrain = (): void => {
+    this.resumeUpstream?.();
+  };
+
+  private readonly onClientClose = (): void => {
+    if (this.ended) return;
+    // The client went away: stop the upstream call and write nothing (c.3).
+    this.finish(0);
+    this.abortUpstream?.();
+    this.waiting?.abort();
+  };
+
+  private finish(status: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { ctx } = this;
+    ctx.sweeper.remove(this);
+    if (this.admitted) {
+      this.admitted = false;
+      ctx.admission?.release();
+    }
+    const now = ctx.now();
+    if (this.counted) {
+      if (this.proxied) ctx.stats?.proxiedOut(now);
+      else ctx.stats?.requestOut(now);
+    }
+    ctx.observer?.done(this, status, now - this.startedAt);
+  }
+}

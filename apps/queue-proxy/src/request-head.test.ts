@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { responseHeaders, scanRequestHead } from "./request-head.js";
+
+describe("scanRequestHead", () => {
+  const rows: {
+    name: string;
+    raw: string[];
+    upstream: string[];
+    check?: (h: ReturnType<typeof scanRequestHead>) => void;
+  }[] = [
+    {
+      name: "plain headers pass in order",
+      raw: ["Host", "a", "Accept", "*/*"],
+      upstream: ["Host", "a", "Accept", "*/*"],
+    },
+    {
+      name: "K-Original-Host replaces Host and disappears",
+      raw: ["Host", "10.0.0.1:8012", "K-Original-Host", "hello.example.com"],
+      upstream: ["Host", "hello.example.com"],
+    },
+    {
+      name: "K-Original-Host without Host adds one",
+      raw: ["K-Original-Host", "h.example"],
+      upstream: ["host", "h.example"],
+    },
+    {
+      name: "revision headers are dropped",
+      raw: ["Knative-Serving-Revision", "r", "knative-serving-namespace", "ns", "X", "1"],
+      upstream: ["X", "1"],
+    },
+    {
+      name: "hop-by-hop headers are dropped, Connection's tokens too",
+      raw: [
+        "Connection",
+        "keep-alive, X-Hop",
+        "X-Hop",
+        "1",
+        "Keep-Alive",
+        "5",
+        "TE",
+        "trailers",
+        "Upgrade",
+        "h2c",
+        "Proxy-Connection",
+        "x",
+        "X-Keep",
+        "2",
+      ],
+      upstream: ["X-Keep", "2"],
+    },
+    {
+      name: "Transfer-Encoding marks a body and is left to the client library",
+      raw: ["Transfer-Encoding", "chunked"],
+      upstream: [],
+      check: (h) => expect(h.hasBody).toBe(true),
+    },
+    {
+      name: "Content-Length 0 is no body",
+      raw: ["Content-Length", "0"],
+      upstream: ["Content-Length", "0"],
+      check: (h) => expect(h.hasBody).toBe(false),
+    },
+    {
+      name: "probe and proxy headers are read and passed on",
+      raw: [
+        "K-Network-Probe",
+        "queue",
+        "K-Proxy-Request",
+        "activator",
+        "User-Agent",
+        "kube-probe/1.30",
+        "K-Kubelet-Probe",
+        "x",
+      ],
+      upstream: [
+        "K-Network-Probe",
+        "queue",
+        "K-Proxy-Request",
+        "activator",
+        "User-Agent",
+        "kube-probe/1.30",
+        "K-Kubelet-Probe",
+        "x",
+      ],
+      check: (h) => {
+        expect([h.networkProbe, h.proxyRequest, h.userAgent, h.kubeletProbe]).toEqual([
+          "queue",
+          "activator",
+          "kube-probe/1.30",
+          "x",
+        ]);
+      },
+    },
+    {
+      name: "repeated X-Forwarded-For values are joined",
+      raw: ["X-Forwarded-For", "1.1.1.1", "x-forwarded-for", "2.2.2.2", "Forwarded", "for=x"],
+      upstream: ["X-Forwarded-For", "1.1.1.1", "x-forwarded-for", "2.2.2.2", "Forwarded", "for=x"],
+      check: (h) => {
+        expect(h.xForwardedFor).toBe("1.1.1.1, 2.2.2.2");
+        expect(h.hasForwarded).toBe(true);
+      },
+    },
+    {
+      name: "Expect is not forwarded (Node answers 100-continue itself)",
+      raw: ["Expect", "100-continue"],
+      upstream: [],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const head = scanRequestHead(row.raw);
+      expect(head.upstream).toEqual(row.upstream);
+      row.check?.(head);
+    });
+  }
+});
+
+describe("responseHeaders", () => {
+  it("keeps end-to-end headers, repeated ones included, and drops hop-by-hop ones", () => {
+    const raw = [
+      "Content-Type",
+      "text/plain",
+      "Set-Cookie",
+      "a=1",
+      "Set-Cookie",
+      "b=2",
+      "Connection",
+      "keep-alive",
+      "Keep-Alive",
+      "timeout=5",
+      "Transfer-Encoding",
+      "chunked",
+    ].map((s) => Buffer.from(s));
+    expect(responseHeaders(raw)).toEqual([
+      "Content-Type",
+      "text/plain",
+      "Set-Cookie",
+      "a=1",
+      "Set-Cookie",
+      "b=2",
+    ]);
+  });
+});

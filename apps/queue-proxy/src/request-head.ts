@@ -1,0 +1,164 @@
+/**
+ * One pass over a request's raw headers: the values the queue-proxy decides on, and the header list to
+ * send upstream (hop-by-hop and revision headers dropped, `Host` restored from `K-Original-Host`).
+ * Node hands us `rawHeaders` as a flat [name, value, ...] array; scanning it once is much cheaper than
+ * building a `Headers` object for every request on the hot path.
+ */
+export interface RequestHead {
+  /** Headers for the upstream request, flat [name, value, ...]. */
+  upstream: string[];
+  /** `K-Network-Probe` ("" when absent). */
+  networkProbe: string;
+  /** `K-Network-Hash` ("" when absent). */
+  networkHash: string;
+  /** `K-Kubelet-Probe` ("" when absent). */
+  kubeletProbe: string;
+  /** `User-Agent` ("" when absent). */
+  userAgent: string;
+  /** `K-Proxy-Request` ("" when absent). */
+  proxyRequest: string;
+  /** `Forwarded` was present. */
+  hasForwarded: boolean;
+  /** X-Forwarded-For/-Host/-Proto, comma-joined when repeated ("" when absent). */
+  xForwardedFor: string;
+  xForwardedHost: string;
+  xForwardedProto: string;
+  /** The request carries a body (Content-Length other than 0, or Transfer-Encoding). */
+  hasBody: boolean;
+}
+
+function join(prev: string, next: string): string {
+  return prev === "" ? next : `${prev}, ${next}`;
+}
+
+/** Scans `raw` (Node's `rawHeaders`) once. */
+export function scanRequestHead(raw: string[]): RequestHead {
+  const upstream: string[] = [];
+  const head: RequestHead = {
+    upstream,
+    networkProbe: "",
+    networkHash: "",
+    kubeletProbe: "",
+    userAgent: "",
+    proxyRequest: "",
+    hasForwarded: false,
+    xForwardedFor: "",
+    xForwardedHost: "",
+    xForwardedProto: "",
+    hasBody: false,
+  };
+  let originalHost = "";
+  let hostIndex = -1;
+  let connectionTokens = "";
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = raw[i + 1] as string;
+    // Most headers are forwarded untouched: decide on the first letter and length before lower-casing.
+    const c = name.charCodeAt(0) | 0x20;
+    if (c !== 0x6b && c !== 0x63 && c !== 0x74 && c !== 0x75 && c !== 0x78 && c !== 0x66) {
+      if (c === 0x68 && name.length === 4) hostIndex = upstream.length;
+      else if (c === 0x70 && name.length >= 16 && name.toLowerCase().startsWith("proxy-")) {
+        const lower = name.toLowerCase();
+        if (lower === "proxy-connection" || lower === "proxy-authorization" || lower === "proxy-authenticate")
+          continue;
+      } else if (c === 0x65 && name.length === 6 && name.toLowerCase() === "expect") continue;
+      upstream.push(name, value);
+      continue;
+    }
+    const lower = name.toLowerCase();
+    switch (lower) {
+      case "k-network-probe":
+        head.networkProbe = value;
+        break;
+      case "k-network-hash":
+        head.networkHash = value;
+        break;
+      case "k-kubelet-probe":
+        head.kubeletProbe = value;
+        break;
+      case "k-proxy-request":
+        head.proxyRequest = value;
+        break;
+      case "k-original-host":
+        originalHost = value;
+        continue;
+      case "knative-serving-revision":
+      case "knative-serving-namespace":
+        continue;
+      case "user-agent":
+        head.userAgent = value;
+        break;
+      case "forwarded":
+        head.hasForwarded = true;
+        break;
+      case "x-forwarded-for":
+        head.xForwardedFor = join(head.xForwardedFor, value);
+        break;
+      case "x-forwarded-host":
+        head.xForwardedHost = join(head.xForwardedHost, value);
+        break;
+      case "x-forwarded-proto":
+        head.xForwardedProto = join(head.xForwardedProto, value);
+        break;
+      case "content-length":
+        if (value !== "0") head.hasBody = true;
+        break;
+      case "transfer-encoding":
+        head.hasBody = true;
+        continue;
+      case "connection":
+        connectionTokens = join(connectionTokens, value);
+        continue;
+      case "te":
+      case "trailer":
+      case "upgrade":
+      case "keep-alive":
+        continue;
+    }
+    upstream.push(name, value);
+  }
+  if (originalHost !== "") {
+    if (hostIndex >= 0) upstream[hostIndex + 1] = originalHost;
+    else upstream.push("host", originalHost);
+  }
+  if (connectionTokens !== "" && connectionTokens !== "keep-alive" && connectionTokens !== "close") {
+    dropConnectionTokens(upstream, connectionTokens);
+  }
+  return head;
+}
+
+/** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1). */
+function dropConnectionTokens(upstream: string[], tokens: string): void {
+  const names = new Set(tokens.split(",").map((t) => t.trim().toLowerCase()));
+  for (let i = upstream.length - 2; i >= 0; i -= 2) {
+    if (names.has((upstream[i] as string).toLowerCase())) upstream.splice(i, 2);
+  }
+}
+
+/** Response headers never copied back to the client. */
+const RESPONSE_HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "proxy-authenticate",
+]);
+
+/** Turns undici's raw response headers into a flat list for `writeHead`, minus hop-by-hop ones. */
+export function responseHeaders(raw: Buffer[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as Buffer).toString("latin1");
+    const c = name.charCodeAt(0) | 0x20;
+    if (
+      (c === 0x63 || c === 0x6b || c === 0x74 || c === 0x75 || c === 0x70) &&
+      RESPONSE_HOP_BY_HOP.has(name.toLowerCase())
+    )
+      continue;
+    out.push(name, (raw[i + 1] as Buffer).toString("latin1"));
+  }
+  return out;
+}

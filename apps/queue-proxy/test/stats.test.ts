@@ -1,0 +1,123 @@
+import { decodeStat, type Stat } from "@thaw/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { get, startBackend, startInProcess } from "./helpers.js";
+
+type Backend = Awaited<ReturnType<typeof startBackend>>;
+let backend: Backend;
+beforeAll(async () => {
+  backend = await startBackend();
+});
+afterAll(async () => {
+  await backend.close();
+});
+
+async function scrape(port: number): Promise<{ stat: Stat; contentType: string | null; status: number }> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    headers: { accept: "application/protobuf" },
+  });
+  const decoded = decodeStat(new Uint8Array(await res.arrayBuffer()));
+  if (!decoded.ok) throw new Error("undecodable Stat");
+  return { stat: decoded.value, contentType: res.headers.get("content-type"), status: res.status };
+}
+
+describe(":9090 /metrics (protobuf Stat, c.5 and f.1)", () => {
+  it("has only the pod name before the first report", async () => {
+    const qp = await startInProcess(backend.port);
+    try {
+      const { stat, contentType, status } = await scrape(qp.ports.metrics);
+      expect(status).toBe(200);
+      expect(contentType).toBe("application/protobuf");
+      expect(stat).toEqual({
+        podName: "hello-00001-deployment-abc",
+        averageConcurrentRequests: 0,
+        averageProxiedConcurrentRequests: 0,
+        requestCount: 0,
+        proxiedRequestCount: 0,
+        processUptime: 0,
+        timestamp: 0,
+      });
+    } finally {
+      await qp.close();
+    }
+  });
+
+  it("reports per-second counts, proxied requests and time-weighted concurrency", async () => {
+    const qp = await startInProcess(backend.port);
+    try {
+      // Align with a report boundary, then load one whole period.
+      const first = (await scrape(qp.ports.metrics)).stat.processUptime;
+      while ((await scrape(qp.ports.metrics)).stat.processUptime === first)
+        await new Promise((r) => setTimeout(r, 20));
+      const t0 = Date.now();
+      const slow = get(`${qp.url}/slow?sleep=600`); // one long request: ~0.6 of concurrency-seconds
+      for (let i = 0; i < 3; i++) await get(`${qp.url}/plain`);
+      for (let i = 0; i < 2; i++) await get(`${qp.url}/proxied`, { "k-proxy-request": "activator" });
+      await slow;
+      expect(Date.now() - t0).toBeLessThan(950); // everything inside one period
+      const uptime = (await scrape(qp.ports.metrics)).stat.processUptime;
+      let stat = (await scrape(qp.ports.metrics)).stat;
+      while (stat.processUptime === uptime) {
+        await new Promise((r) => setTimeout(r, 20));
+        stat = (await scrape(qp.ports.metrics)).stat;
+      }
+      expect(stat.podName).toBe("hello-00001-deployment-abc");
+      expect(stat.requestCount).toBe(6);
+      expect(stat.proxiedRequestCount).toBe(2);
+      expect(stat.averageConcurrentRequests).toBeGreaterThan(0.55);
+      expect(stat.averageConcurrentRequests).toBeLessThan(1.2);
+      expect(stat.averageProxiedConcurrentRequests).toBeGreaterThan(0);
+      expect(stat.averageProxiedConcurrentRequests).toBeLessThan(0.2);
+      expect(stat.processUptime).toBeGreaterThanOrEqual(2);
+    } finally {
+      await qp.close();
+    }
+  });
+});
+
+describe(":9091 Prometheus request metrics (c.6)", () => {
+  it("has Knative's duration buckets per status code, and the queue depth when a breaker runs", async () => {
+    const qp = await startInProcess(backend.port, { CONTAINER_CONCURRENCY: "5" });
+    try {
+      await get(`${qp.url}/a`);
+      await get(`${qp.url}/b?status=404`);
+      await get(`${qp.url}/`, { "user-agent": "kube-probe/1.30", "k-network-probe": "queue" }); // not counted
+      const text = (await get(`http://127.0.0.1:${qp.ports.userMetrics}/metrics`)).body;
+      const les = [...text.matchAll(/http_response_status_code="200",le="([^"]+)"/g)].map((m) => m[1]);
+      expect(les).toEqual([
+        "0.005",
+        "0.01",
+        "0.025",
+        "0.05",
+        "0.075",
+        "0.1",
+        "0.25",
+        "0.5",
+        "0.75",
+        "1",
+        "2.5",
+        "5",
+        "7.5",
+        "10",
+        "+Inf",
+      ]);
+      expect(text).toMatch(
+        /kn_serving_invocation_duration_seconds_count\{[^}]*http_response_status_code="200"\} 1\n/,
+      );
+      expect(text).toMatch(
+        /kn_serving_invocation_duration_seconds_count\{[^}]*http_response_status_code="404"\} 1\n/,
+      );
+      expect(text).toMatch(/# TYPE kn_serving_queue_depth gauge\nkn_serving_queue_depth\{[^}]*\} 0\n/);
+    } finally {
+      await qp.close();
+    }
+  });
+
+  it("is off when THAW_REQUEST_METRICS=false", async () => {
+    const qp = await startInProcess(backend.port, { THAW_REQUEST_METRICS: "false" });
+    try {
+      expect(qp.ports.userMetrics).toBe(0);
+    } finally {
+      await qp.close();
+    }
+  });
+});
