@@ -1,4 +1,5 @@
-import type { Clock, TimerHandle } from "@thaw/clock";
+import type { Clock } from "@thaw/clock";
+import { eventStreamResponse } from "@thaw/protocol";
 import type { AutoscalerEvent, RevisionStatus } from "./events.js";
 
 /** What the SSE endpoint needs from the service. */
@@ -18,41 +19,14 @@ export function sseResponse(
   signal: AbortSignal,
   pingMs = 15_000,
 ): Response {
-  const enc = new TextEncoder();
-  let off = () => {};
-  let ping: TimerHandle | undefined;
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    off();
-    if (ping !== undefined) clock.clearTimeout(ping);
-  };
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      const send = (text: string) => {
-        if (closed) return;
-        try {
-          c.enqueue(enc.encode(text));
-        } catch {
-          close();
-        }
-      };
-      const event = (type: string, data: unknown) =>
-        send(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  return eventStreamResponse({
+    clock,
+    signal,
+    pingMs,
+    feed: (emit) => {
       const at = clock.now();
-      for (const status of source.revisions()) event("status", { type: "status", status, at });
-      off = source.on((e) => event(e.type, e));
-      const tick = () => {
-        send(": ping\n\n");
-        if (!closed) ping = clock.setTimeout(tick, pingMs);
-      };
-      ping = clock.setTimeout(tick, pingMs);
-      signal.addEventListener("abort", close, { once: true });
+      for (const status of source.revisions()) emit("status", { type: "status", status, at });
+      return source.on((e) => emit(e.type, e));
     },
-    cancel: close,
-  });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
   });
 }

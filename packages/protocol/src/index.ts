@@ -8,6 +8,7 @@ export * from "./capped-read.js";
 export * from "./classify.js";
 export * from "./drainer.js";
 export * from "./error-code.js";
+export * from "./event-stream.js";
 export * from "./forward-headers.js";
 export * from "./forwarded.js";
 export * from "./headers.js";
