@@ -1,7 +1,12 @@
 import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
-import { activatorForwardHeaders, ErrorCode, errorTextResponse, httpStatusFor } from "@thaw/protocol";
+import {
+  activatorForwardHeaders,
+  ErrorCode,
+  errorTextResponse,
+  httpStatusFor,
+  stripHopByHop,
+} from "@thaw/protocol";
 import { NO_BODY, prepareBody } from "./body.js";
-import { stripHopByHop } from "./hop-by-hop.js";
 import {
   type ActivatorDeps,
   type Lease,

@@ -3,7 +3,7 @@ import { UpstreamError } from "@thaw/activator";
 import type { RevisionStatus } from "@thaw/autoscaler-service";
 import type { IngressHook } from "@thaw/ingress-hook";
 import { type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
-import { Header } from "@thaw/protocol";
+import { Header, stripHopByHop } from "@thaw/protocol";
 import { Hono } from "hono";
 import { statusPage } from "./status-page.js";
 
@@ -22,17 +22,6 @@ export interface GatewayDeps {
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
 }
-
-const HOP_BY_HOP = [
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-];
 
 /**
  * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/auth/*`
@@ -72,8 +61,8 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
 /** Forwards to a pod; undefined when the connection never opened (the activator then takes the request). */
 async function toPod(forward: Forwarder, dest: string, req: Request): Promise<Response | undefined> {
   const url = new URL(req.url);
-  const headers = new Headers(req.headers);
-  for (const h of HOP_BY_HOP) headers.delete(h);
+  const headers = stripHopByHop(new Headers(req.headers));
+  headers.delete("host");
   const host = req.headers.get("host");
   if (host) headers.set("x-forwarded-host", host);
   const upstream: UpstreamRequest = {

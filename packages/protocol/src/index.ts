@@ -12,6 +12,7 @@ export * from "./event-stream.js";
 export * from "./forward-headers.js";
 export * from "./forwarded.js";
 export * from "./headers.js";
+export * from "./hop-by-hop.js";
 export * from "./network-probe.js";
 export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";
 export * from "./queue-health.js";

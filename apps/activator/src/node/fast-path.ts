@@ -1,19 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { HOP_BY_HOP_HEADERS, REVISION_HEADERS } from "@thaw/protocol";
 import type { Agent, Dispatcher } from "undici";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
 
-const SKIP_REQUEST = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "knative-serving-namespace",
-  "knative-serving-revision",
-]);
+const SKIP_REQUEST = new Set([...HOP_BY_HOP_HEADERS, "host", ...REVISION_HEADERS]);
 const SKIP_RESPONSE = new Set([
   "connection",
   "keep-alive",

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
-import { activatorForwardHeaders, resolveRevision } from "@thaw/protocol";
-import { stripHopByHop } from "../hop-by-hop.js";
+import { activatorForwardHeaders, resolveRevision, stripHopByHop } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
 import { retryAfterSeconds } from "../retry-after.js";
 

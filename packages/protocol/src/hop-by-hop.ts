@@ -1,5 +1,5 @@
 /** Headers that describe one connection, not the message: a proxy must not pass them on (RFC 9110 7.6.1). */
-const HOP_BY_HOP = [
+export const HOP_BY_HOP_HEADERS: readonly string[] = [
   "connection",
   "keep-alive",
   "proxy-connection",
@@ -14,6 +14,6 @@ const HOP_BY_HOP = [
 /** Removes hop-by-hop headers, including those the `Connection` header names, in place. */
 export function stripHopByHop(headers: Headers): Headers {
   for (const h of (headers.get("connection") ?? "").split(",")) if (h.trim()) headers.delete(h.trim());
-  for (const h of HOP_BY_HOP) headers.delete(h);
+  for (const h of HOP_BY_HOP_HEADERS) headers.delete(h);
   return headers;
 }
