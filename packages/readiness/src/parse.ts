@@ -18,6 +18,7 @@ import {
   type Issue,
   type Probe,
   type Result,
+  SCALAR_FIELDS,
   type TcpSocketAction,
   TIMING_FIELDS,
 } from "./types.js";
@@ -73,18 +74,7 @@ export function parseProbeList(input: unknown, options: ParseOptions = {}): Resu
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: out };
 }
 
-const PROBE_FIELDS = [
-  "exec",
-  "httpGet",
-  "tcpSocket",
-  "grpc",
-  "initialDelaySeconds",
-  "timeoutSeconds",
-  "periodSeconds",
-  "successThreshold",
-  "failureThreshold",
-  "terminationGracePeriodSeconds",
-] as const;
+const PROBE_FIELDS = ["exec", "httpGet", "tcpSocket", "grpc", ...SCALAR_FIELDS] as const;
 
 function readProbe(v: unknown, path: string, ctx: Ctx): Probe | undefined {
   const o = object(v, path, ctx, PROBE_FIELDS);

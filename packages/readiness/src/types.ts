@@ -89,6 +89,9 @@ export const TIMING_FIELDS = [
   "failureThreshold",
 ] as const;
 
+/** Every integer field of a probe: the timing fields and the termination grace period. */
+export const SCALAR_FIELDS = [...TIMING_FIELDS, "terminationGracePeriodSeconds"] as const;
+
 /** The names of the four probe handlers, in the order Knative dispatches them. */
 export const HANDLER_NAMES = ["httpGet", "tcpSocket", "grpc", "exec"] as const;
 

@@ -5,7 +5,7 @@ import {
   renderFieldErrors,
 } from "./field-error.js";
 import { DISALLOWED, parseProbe } from "./parse.js";
-import { handlersOf, type IntOrString, type Probe, type Result } from "./types.js";
+import { handlersOf, type IntOrString, type Probe, type Result, SCALAR_FIELDS } from "./types.js";
 
 /** Which container of the revision is validated, and the feature flags that change the rules. */
 export interface ValidateOptions {
@@ -17,14 +17,6 @@ export interface ValidateOptions {
 
 const PROBE_KINDS = ["readinessProbe", "livenessProbe", "startupProbe"] as const;
 const INT32_MAX = 2147483647;
-const SCALARS = [
-  "initialDelaySeconds",
-  "timeoutSeconds",
-  "periodSeconds",
-  "successThreshold",
-  "failureThreshold",
-  "terminationGracePeriodSeconds",
-] as const;
 
 /**
  * Validates the probes of one container as Knative's admission webhook does (knative-spec.md b.2). Returns
@@ -107,7 +99,7 @@ function servingPortName(ports: unknown): string {
 function disallowedProbe(probe: Probe, path: string): FieldError[] {
   const paths: string[] = [];
   if (handlersOf(probe).length > 0) paths.push(path);
-  for (const f of SCALARS) if (probe[f] !== undefined) paths.push(at(path, f));
+  for (const f of SCALAR_FIELDS) if (probe[f] !== undefined) paths.push(at(path, f));
   return paths.length > 0 ? [{ message: DISALLOWED, paths }] : [];
 }
 
