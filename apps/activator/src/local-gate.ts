@@ -1,5 +1,6 @@
 import {
   BackendProber,
+  type PodTracker,
   probeDestination,
   QueueFullError,
   type RevisionThrottler,
@@ -64,23 +65,17 @@ export class LocalGate implements RevisionGate {
 
   async acquire(signal: AbortSignal): Promise<Lease> {
     if (this.#usable().length === 0) this.#beginCold();
-    const t = await this.rt.acquire(signal);
-    const rt = this.rt;
-    let done = false;
-    return {
-      dest: t.dest,
-      release: () => {
-        if (done) return;
-        done = true;
-        rt.release(t);
-      },
-    };
+    return this.#lease(await this.rt.acquire(signal));
   }
 
   tryAcquire(): Lease | undefined {
+    const t = this.rt.tryAcquire();
+    return t ? this.#lease(t) : undefined;
+  }
+
+  /** A lease whose release gives the pod back once, however often it is called. */
+  #lease(t: PodTracker): Lease {
     const rt = this.rt;
-    const t = rt.tryAcquire();
-    if (!t) return undefined;
     let done = false;
     return {
       dest: t.dest,
