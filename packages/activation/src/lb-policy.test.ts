@@ -46,8 +46,35 @@ describe("policies", () => {
       t?.release();
     }
     expect(picked.has("p0")).toBe(false);
-    // p1 and p2 tie on load: the coin sends traffic to both.
+    // p1 and p2 tie on load: the random draws send traffic to both.
     expect(picked.get("p1")).toBeGreaterThan(20);
     expect(picked.get("p2")).toBeGreaterThan(20);
+  });
+
+  it.each([2, 5, 1000])("random choice of two spreads ties evenly over %i idle trackers", (n) => {
+    const ts = trackers(n, 0);
+    const p = randomChoice2Policy(() => 0.123);
+    const counts = new Map<string, number>();
+    const picks = n * 2000;
+    for (let k = 0; k < picks; k++) {
+      const t = p(ts) as PodTracker;
+      counts.set(t.dest, (counts.get(t.dest) ?? 0) + 1);
+      t.release();
+    }
+    // Every tracker is reached and none gets more than 1.25x its fair share (2000 each).
+    expect(counts.size).toBe(n);
+    for (const c of counts.values()) expect(c).toBeLessThan(2500);
+    for (const c of counts.values()) expect(c).toBeGreaterThan(1500);
+  });
+
+  it("random choice of two always takes the less loaded of the pair it draws", () => {
+    const ts = trackers(2, 0);
+    (ts[1] as PodTracker).inFlight = 1;
+    const p = randomChoice2Policy(() => 0.5);
+    for (let k = 0; k < 50; k++) {
+      const t = p(ts) as PodTracker;
+      expect(t.dest).toBe("p0");
+      t.release();
+    }
   });
 });

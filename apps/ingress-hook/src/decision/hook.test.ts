@@ -174,7 +174,7 @@ describe("IngressHook.decide: cold and warm", () => {
     const p = hook.decide(req("hello.localhost"));
     activator.answer({ kind: "ready", endpoints: ["a:1", "b:2"], coldStart: true });
     await p;
-    const ups = [0, 1, 2, 3].map(() => {
+    const ups = Array.from({ length: 20 }, () => {
       const d = hook.tryDecide(req("hello.localhost"), clock.now());
       return d.kind === "allow" ? d.upstream : d.kind;
     });

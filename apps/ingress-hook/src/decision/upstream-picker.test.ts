@@ -15,7 +15,7 @@ describe("activationPolicyPicker (the activator's policy by containerConcurrency
   it("CC 1-3: first available (reservations are released at once, so always the first pod)", () => {
     expect(picks(2, () => 0)).toEqual(Array(6).fill("a:1"));
   });
-  it("CC 0: random choice of two, driven by the random source", () => {
+  it("CC 0: random choice of two, seeded by the random source", () => {
     const seen = new Set(
       picks(
         0,
