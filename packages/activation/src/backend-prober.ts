@@ -27,7 +27,21 @@ export interface BackendProberOptions {
   scheme?: string;
   /** Told about each round's failure (logging). */
   onError?: (err: Error) => void;
+  /**
+   * The revision's private service `host:port`, probed when no pod is healthy and pods may sit behind a
+   * mesh (d.3 fallback). Undefined: no fallback. Needs `onClusterIP`.
+   */
+  clusterIP?: string;
+  /** Passthrough load balancing is on: pods are always addressable, so no ClusterIP fallback. Default false. */
+  passthroughLb?: boolean;
+  /**
+   * Called once the ClusterIP passed its probe and on every endpoint update after that, with the number of
+   * ready endpoints behind it (0 = no backends). `onHealthy` is not called any more then.
+   */
+  onClusterIP?: (dest: string, backends: number) => void;
 }
+
+type Defaulted = "intervalMs" | "timeoutMs" | "meshMode" | "probeOptimisation" | "scheme" | "passthroughLb";
 
 /**
  * Watches one revision's endpoints and keeps its healthy set (d.3): probes on every endpoint change,
@@ -35,8 +49,7 @@ export interface BackendProberOptions {
  * to not ready and probes it again. `probeNow()` runs a round at once for a fast cold start.
  */
 export class BackendProber {
-  readonly #o: Required<Omit<BackendProberOptions, "onError" | "activatingIntervalMs">> &
-    Pick<BackendProberOptions, "onError" | "activatingIntervalMs">;
+  readonly #o: Required<Pick<BackendProberOptions, Defaulted>> & BackendProberOptions;
   #ready: string[] = [];
   #notReady: string[] = [];
   #healthy = new Set<string>();
@@ -46,16 +59,29 @@ export class BackendProber {
   #again = false;
   #activating = false;
   #stopped = false;
+  // Some probe got an answer no mesh would give: pods are addressable, the ClusterIP fallback is off.
+  #sawNotMesh = false;
+  // Set for good once the ClusterIP passed its probe (Knative switches per watcher, never back).
+  #viaClusterIP = false;
 
   constructor(opts: BackendProberOptions) {
+    if (opts.clusterIP !== undefined && opts.onClusterIP === undefined) {
+      throw new TypeError("BackendProber: clusterIP needs an onClusterIP callback");
+    }
     this.#o = {
       intervalMs: 200,
       timeoutMs: 300,
       meshMode: "auto",
       probeOptimisation: true,
       scheme: "http",
+      passthroughLb: false,
       ...opts,
     };
+  }
+
+  /** The ClusterIP routed through after the fallback; undefined while pods are probed. */
+  get clusterIP(): string | undefined {
+    return this.#viaClusterIP ? this.#o.clusterIP : undefined;
   }
 
   /** Destinations that passed (sorted). */
@@ -70,6 +96,11 @@ export class BackendProber {
     for (const d of this.#ready) if (nowNotReady.has(d)) this.#healthy.delete(d);
     this.#ready = [...ready];
     this.#notReady = [...notReady];
+    if (this.#viaClusterIP) {
+      // The service balances over ready pods itself: nothing to probe, only the count to pass on.
+      this.#reportClusterIP();
+      return Promise.resolve();
+    }
     return this.probeNow();
   }
 
@@ -80,7 +111,7 @@ export class BackendProber {
 
   /** Runs a round now (or right after the one in progress) and resolves when it is done. */
   probeNow(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
+    if (this.#stopped || this.#viaClusterIP) return Promise.resolve();
     if (this.#timer !== undefined) {
       this.#o.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -106,13 +137,14 @@ export class BackendProber {
       do {
         this.#again = false;
         result = await this.#round();
-      } while (this.#again && !this.#stopped);
+      } while (this.#again && !this.#stopped && !this.#viaClusterIP);
     } finally {
       // A failing listener must not wedge the prober: the next probeNow starts afresh.
       this.#running = undefined;
     }
     const known = new Set([...this.#ready, ...this.#notReady]).size;
-    if (this.#stopped || known === 0 || (!result.error && this.#healthy.size >= known)) return;
+    if (this.#stopped || this.#viaClusterIP || known === 0 || (!result.error && this.#healthy.size >= known))
+      return;
     const o = this.#o;
     const interval = this.#activating ? (o.activatingIntervalMs ?? o.intervalMs) : o.intervalMs;
     this.#timer = o.clock.setTimeout(() => {
@@ -138,6 +170,13 @@ export class BackendProber {
     if (result.error) o.onError?.(result.error);
     if (this.#stopped) return result;
     this.#healthy = result.healthy;
+    if (result.notMesh) this.#sawNotMesh = true;
+    if (this.#fallbackAllowed() && (await this.#probeClusterIP())) {
+      this.#viaClusterIP = true;
+      this.#healthy = new Set();
+      this.#reportClusterIP();
+      return result;
+    }
     const list = this.healthy;
     if (
       !this.#reported ||
@@ -152,5 +191,41 @@ export class BackendProber {
       }
     }
     return result;
+  }
+
+  // d.3: no pod healthy, none known to be addressable, no passthrough LB, and a mesh possibly in the way.
+  #fallbackAllowed(): boolean {
+    const o = this.#o;
+    return (
+      o.clusterIP !== undefined &&
+      this.#healthy.size === 0 &&
+      this.#ready.length + this.#notReady.length > 0 &&
+      !this.#sawNotMesh &&
+      !o.passthroughLb &&
+      o.meshMode !== "disabled"
+    );
+  }
+
+  async #probeClusterIP(): Promise<boolean> {
+    const o = this.#o;
+    const dest = o.clusterIP as string;
+    const ac = new AbortController();
+    const timer = o.clock.setTimeout(() => ac.abort(new Error("ClusterIP probe timed out")), o.timeoutMs);
+    try {
+      const outcome = await probeDestination(o.fetch, dest, ac.signal, o.scheme);
+      if (outcome.error) o.onError?.(outcome.error);
+      return outcome.healthy && !this.#stopped;
+    } finally {
+      o.clock.clearTimeout(timer);
+    }
+  }
+
+  #reportClusterIP(): void {
+    const o = this.#o;
+    try {
+      o.onClusterIP?.(o.clusterIP as string, this.#ready.length);
+    } catch (err) {
+      o.onError?.(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 }

@@ -1,0 +1,233 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ManualClock } from "@thaw/clock/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { BackendProber, type BackendProberOptions } from "./backend-prober.js";
+import type { FetchLike, MeshMode } from "./probe.js";
+
+/** How a fake host answers a probe. */
+type Answer = "up" | "down" | "mesh" | "404" | "wrong-body";
+
+const CIP = "rev-private.ns:8012";
+
+/** A fake network: each host answers as `state` says at the time of the probe; unknown hosts refuse. */
+function fakeFetch(state: Map<string, Answer>) {
+  const calls: string[] = [];
+  const fetch: FetchLike = async (url) => {
+    const host = new URL(url).host;
+    calls.push(host);
+    const s = state.get(host) ?? "down";
+    if (s === "down") throw new TypeError("connection refused");
+    if (s === "mesh") return new Response("", { status: 503 });
+    if (s === "404") return new Response("not found", { status: 404 });
+    if (s === "wrong-body") return new Response("hello", { status: 200 });
+    return new Response("queue", { status: 200 });
+  };
+  return { fetch, calls };
+}
+
+function setup(state: Map<string, Answer>, extra: Partial<BackendProberOptions> = {}) {
+  const clock = new ManualClock(0);
+  const { fetch, calls } = fakeFetch(state);
+  const healthy: string[][] = [];
+  const viaCip: [string, number][] = [];
+  const prober = new BackendProber({
+    fetch,
+    clock,
+    clusterIP: CIP,
+    onHealthy: (d) => healthy.push(d),
+    onClusterIP: (dest, backends) => viaCip.push([dest, backends]),
+    ...extra,
+  });
+  return { clock, calls, healthy, viaCip, prober };
+}
+
+describe("BackendProber ClusterIP fallback (d.3)", () => {
+  const rows: {
+    name: string;
+    pods: Answer[];
+    meshMode?: MeshMode;
+    passthroughLb?: boolean;
+    fallsBack: boolean;
+  }[] = [
+    { name: "all four conditions hold (mesh answers, auto)", pods: ["mesh", "down"], fallsBack: true },
+    {
+      name: "mesh mode enabled also falls back",
+      pods: ["mesh", "mesh"],
+      meshMode: "enabled",
+      fallsBack: true,
+    },
+    { name: "a healthy pod prevents it", pods: ["up", "mesh"], fallsBack: false },
+    { name: "a 404 (non-mesh answer) prevents it", pods: ["404", "mesh"], fallsBack: false },
+    { name: "a 200 with the wrong body prevents it", pods: ["wrong-body", "mesh"], fallsBack: false },
+    { name: "passthrough LB prevents it", pods: ["mesh", "mesh"], passthroughLb: true, fallsBack: false },
+    {
+      name: "mesh mode disabled prevents it",
+      pods: ["mesh", "mesh"],
+      meshMode: "disabled",
+      fallsBack: false,
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      // Not-ready endpoints: probed in every mesh mode, so only the row's condition differs.
+      const pods = row.pods.map((_, i) => `10.0.0.${i + 1}:8012`);
+      const state = new Map<string, Answer>([
+        [CIP, "up"],
+        ...pods.map((p, i) => [p, row.pods[i]] as [string, Answer]),
+      ]);
+      const extra: Partial<BackendProberOptions> = { passthroughLb: row.passthroughLb ?? false };
+      if (row.meshMode) extra.meshMode = row.meshMode;
+      const { clock, calls, viaCip, prober } = setup(state, extra);
+      await prober.updateEndpoints([], pods);
+      await clock.advance(1000);
+      prober.stop();
+      if (row.fallsBack) {
+        expect(viaCip).toEqual([[CIP, 0]]);
+        expect(prober.clusterIP).toBe(CIP);
+        expect(calls.filter((h) => h === CIP).length).toBe(1);
+      } else {
+        expect(viaCip).toEqual([]);
+        expect(prober.clusterIP).toBeUndefined();
+        expect(calls).not.toContain(CIP);
+      }
+    });
+  }
+
+  it("a non-mesh answer in an earlier round keeps the fallback off for good", async () => {
+    const state = new Map<string, Answer>([
+      [CIP, "up"],
+      ["p:1", "404"],
+    ]);
+    const { clock, calls, viaCip, prober } = setup(state);
+    await prober.updateEndpoints([], ["p:1"]);
+    state.set("p:1", "mesh");
+    await clock.advance(1000);
+    prober.stop();
+    expect(calls.filter((h) => h === "p:1").length).toBe(6);
+    expect(calls).not.toContain(CIP);
+    expect(viaCip).toEqual([]);
+  });
+
+  it("after the switch endpoint updates report the ClusterIP with the ready count and probe no pod", async () => {
+    const state = new Map<string, Answer>([
+      [CIP, "up"],
+      ["a:1", "mesh"],
+      ["b:1", "mesh"],
+    ]);
+    const { clock, calls, healthy, viaCip, prober } = setup(state);
+    await prober.updateEndpoints(["a:1", "b:1"], []);
+    expect(viaCip).toEqual([[CIP, 2]]);
+    // The switching round reports the ClusterIP instead of an empty pod set.
+    expect(healthy).toEqual([]);
+    const sent = calls.length;
+    state.set("c:1", "up");
+    await prober.updateEndpoints(["a:1", "b:1", "c:1"], ["d:1"]);
+    await prober.updateEndpoints([], ["a:1"]);
+    await prober.probeNow();
+    await clock.advance(2000);
+    expect(viaCip).toEqual([
+      [CIP, 2],
+      [CIP, 3],
+      [CIP, 0],
+    ]);
+    expect(calls.length).toBe(sent);
+    expect(healthy).toEqual([]);
+    expect(prober.healthy).toEqual([]);
+    expect(clock.pending).toBe(0);
+  });
+
+  it("a failed ClusterIP probe keeps the 200 ms re-probe schedule and retries the ClusterIP", async () => {
+    const state = new Map<string, Answer>([
+      [CIP, "down"],
+      ["p:1", "mesh"],
+    ]);
+    const { clock, calls, healthy, viaCip, prober } = setup(state);
+    await prober.updateEndpoints(["p:1"], []);
+    expect(healthy).toEqual([[]]);
+    expect(calls).toEqual(["p:1", CIP]);
+    await clock.advance(199);
+    expect(calls.length).toBe(2);
+    state.set(CIP, "up");
+    await clock.advance(1);
+    expect(calls).toEqual(["p:1", CIP, "p:1", CIP]);
+    expect(viaCip).toEqual([[CIP, 1]]);
+    await clock.advance(1000);
+    expect(calls.length).toBe(4);
+    expect(clock.pending).toBe(0);
+  });
+
+  it("a ClusterIP probe that outlives the round deadline fails", async () => {
+    const clock = new ManualClock(0);
+    const viaCip: [string, number][] = [];
+    const fetch: FetchLike = (url, init) =>
+      new URL(url).host === CIP
+        ? clock.sleep(400, init.signal ?? undefined).then(() => new Response("queue"))
+        : Promise.resolve(new Response("", { status: 502 }));
+    const prober = new BackendProber({
+      fetch,
+      clock,
+      clusterIP: CIP,
+      onHealthy: () => {},
+      onClusterIP: (d, n) => viaCip.push([d, n]),
+    });
+    const round = prober.updateEndpoints(["p:1"], []);
+    await clock.advance(300);
+    await round;
+    prober.stop();
+    expect(viaCip).toEqual([]);
+    expect(prober.clusterIP).toBeUndefined();
+  });
+
+  it("without a clusterIP option there is no fallback, and clusterIP without onClusterIP throws", async () => {
+    const clock = new ManualClock(0);
+    const { fetch, calls } = fakeFetch(new Map([["p:1", "mesh"]]));
+    const prober = new BackendProber({ fetch, clock, onHealthy: () => {} });
+    await prober.updateEndpoints(["p:1"], []);
+    prober.stop();
+    expect(calls).toEqual(["p:1"]);
+    expect(() => new BackendProber({ fetch, clock, onHealthy: () => {}, clusterIP: CIP })).toThrow(TypeError);
+  });
+});
+
+describe("BackendProber ClusterIP fallback against real loopback servers", () => {
+  const servers: Server[] = [];
+  afterEach(() => {
+    for (const s of servers.splice(0)) s.close();
+  });
+
+  async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+    const server = createServer(handler);
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("probes the ClusterIP like a pod after the pod gives a mesh answer, and switches", async () => {
+    const cipSeen: Record<string, string | undefined>[] = [];
+    const pod = await serve((_req, res) => {
+      res.statusCode = 503;
+      res.end("upstream connect error");
+    });
+    const cip = await serve((req, res) => {
+      cipSeen.push({
+        path: req.url,
+        probe: req.headers["k-network-probe"] as string,
+        ua: req.headers["user-agent"],
+      });
+      res.end(req.headers["k-network-probe"] === "queue" ? "queue" : "nope");
+    });
+    const viaCip: [string, number][] = [];
+    const prober = new BackendProber({
+      fetch: globalThis.fetch,
+      clock: new ManualClock(0),
+      clusterIP: cip,
+      onHealthy: () => {},
+      onClusterIP: (d, n) => viaCip.push([d, n]),
+    });
+    await prober.updateEndpoints([pod], []);
+    prober.stop();
+    expect(viaCip).toEqual([[cip, 1]]);
+    expect(cipSeen).toEqual([{ path: "/healthz", probe: "queue", ua: "Knative-Activator-Probe" }]);
+  });
+});
