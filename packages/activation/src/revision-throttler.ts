@@ -31,6 +31,8 @@ export class RevisionThrottler {
   readonly #trackers = new Map<string, PodTracker>();
   #sorted: PodTracker[] = [];
   #assigned: PodTracker[] = [];
+  // Set while routing through the revision's private ClusterIP (d.3 fallback): the one tracker, unlimited.
+  #clusterIP: PodTracker | undefined;
   #backendCount = 0;
   #numActivators = 1;
   #activatorIndex = -1;
@@ -74,13 +76,19 @@ export class RevisionThrottler {
     return this.#sorted;
   }
 
-  /** The trackers this activator sends to (its subset when activators share pods). */
+  /** The ClusterIP requests go to while routing through it; undefined while routing to pods. */
+  get clusterIP(): string | undefined {
+    return this.#clusterIP?.dest;
+  }
+
+  /** The trackers this activator sends to (its subset when activators share pods; the ClusterIP's alone). */
   get assignedTrackers(): readonly PodTracker[] {
     return this.#assigned;
   }
 
-  /** Replaces the healthy destinations; trackers of kept pods keep their in-flight counts. */
+  /** Replaces the healthy destinations (back to pod routing); trackers of kept pods keep their in-flight counts. */
   updateDestinations(dests: readonly string[], backendCount = dests.length): void {
+    this.#clusterIP = undefined;
     const next = new Map<string, PodTracker>();
     for (const d of dests) {
       next.set(d, this.#trackers.get(d) ?? new PodTracker(d, this.containerConcurrency));
@@ -88,6 +96,19 @@ export class RevisionThrottler {
     this.#trackers.clear();
     for (const [d, t] of next) this.#trackers.set(d, t);
     this.#sorted = [...next.values()].sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));
+    this.updateCapacity(backendCount);
+  }
+
+  /**
+   * Routes through the revision's ClusterIP (d.2, d.3 fallback): one tracker with no per-pod limit, and
+   * capacity CC x `backendCount` shared among the activators (no trackers counted, no pod subsetting).
+   * `backendCount` 0 closes the gate as having no pods does. `updateDestinations` returns to pod routing.
+   */
+  updateClusterIP(dest: string, backendCount: number): void {
+    // The same ClusterIP keeps its tracker so releases of requests in flight stay balanced.
+    if (this.#clusterIP?.dest !== dest) this.#clusterIP = new PodTracker(dest, 0);
+    this.#trackers.clear();
+    this.#sorted = [];
     this.updateCapacity(backendCount);
   }
 
@@ -105,14 +126,16 @@ export class RevisionThrottler {
 
   /** Re-assigns trackers and recomputes the gate's capacity for `backendCount` backends. */
   updateCapacity(backendCount: number): void {
-    this.#assigned =
-      this.containerConcurrency > 0
-        ? assignSlice(this.#sorted, this.#activatorIndex, this.#numActivators)
-        : this.#sorted.slice();
+    const viaClusterIP = this.#clusterIP;
+    if (viaClusterIP) this.#assigned = [viaClusterIP];
+    else if (this.containerConcurrency > 0) {
+      this.#assigned = assignSlice(this.#sorted, this.#activatorIndex, this.#numActivators);
+    } else this.#assigned = this.#sorted.slice();
+    // Through a ClusterIP no tracker is counted: capacity comes from the backends alone.
     const cap = calculateCapacity(
       this.containerConcurrency,
       backendCount,
-      this.#assigned.length,
+      viaClusterIP ? 0 : this.#assigned.length,
       this.#numActivators,
     );
     this.#backendCount = backendCount;
