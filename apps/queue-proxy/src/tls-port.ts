@@ -5,7 +5,7 @@ import http2 from "node:http2";
 import type net from "node:net";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
-import tls from "node:tls";
+import type tls from "node:tls";
 import type { Clock, TimerHandle } from "@thaw/clock";
 import type { TlsSettings } from "./tls-settings.js";
 
@@ -136,7 +136,9 @@ export function createTlsPort(
       server.setSecureContext({ ...protocol, ...loadCertPair(files) });
       return true;
     } catch (err) {
-      log(`thaw-queue-proxy: certificate reload failed, still serving the previous one: ${(err as Error).message}`);
+      log(
+        `thaw-queue-proxy: certificate reload failed, still serving the previous one: ${(err as Error).message}`,
+      );
       return false;
     }
   };
