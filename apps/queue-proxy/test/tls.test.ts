@@ -48,20 +48,26 @@ type Answer = { status: number; body: string; alpn: string | false | null | unde
 /** HTTPS over HTTP/1.1 (ALPN offers only http/1.1). */
 function httpsGet(port: number, path: string, ca: Buffer, headers: Record<string, string> = {}) {
   return new Promise<Answer>((resolve, reject) => {
-    const req = https.request(
-      { host: "127.0.0.1", port, path, ca, headers, agent: false, ALPNProtocols: ["http/1.1"] },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString(),
-            alpn: (res.socket as tls.TLSSocket).alpnProtocol,
-          }),
-        );
-      },
-    );
+    const options: https.RequestOptions & tls.ConnectionOptions = {
+      host: "127.0.0.1",
+      port,
+      path,
+      ca,
+      headers,
+      agent: false,
+      ALPNProtocols: ["http/1.1"],
+    };
+    const req = https.request(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString(),
+          alpn: (res.socket as tls.TLSSocket).alpnProtocol,
+        }),
+      );
+    });
     req.on("error", reject);
     req.end();
   });
@@ -198,7 +204,9 @@ describe("TLS serving port (c.1)", () => {
       const socket = tls.connect(
         { host: "127.0.0.1", port: qp.ports.servingTls, rejectUnauthorized: false, maxVersion: "TLSv1.2" },
         () => {
-          resolve(`${socket.getCipher().name} ${socket.getEphemeralKeyInfo().name}`);
+          resolve(
+            `${socket.getCipher().name} ${(socket.getEphemeralKeyInfo() as tls.EphemeralKeyInfo).name}`,
+          );
           socket.end();
         },
       );
@@ -280,7 +288,7 @@ describe("bin with the TLS port", () => {
       }),
     );
     try {
-      const port = (child.ports as { servingTls?: number }).servingTls ?? 0;
+      const port = child.ports.servingTls;
       expect(port).toBeGreaterThan(0);
       const inFlight = [httpsGet(port, "/tls-h1?sleep=800", pem), h2Get(port, "/tls-h2?sleep=800", pem)];
       await until(() => backend.seen.filter((s) => s.url.startsWith("/tls-h")).length === 2);
@@ -292,6 +300,62 @@ describe("bin with the TLS port", () => {
       child.proc.kill("SIGKILL");
     }
   });
+
+  const upgraded: { name: string; graceMs: string; clientCloses: boolean }[] = [
+    {
+      name: "keeps a TLS websocket through the drain and exits once it closes",
+      graceMs: "5000",
+      clientCloses: true,
+    },
+    { name: "cuts a TLS websocket after THAW_HIJACKED_GRACE_MS", graceMs: "600", clientCloses: false },
+  ];
+  for (const row of upgraded) {
+    it(row.name, async () => {
+      const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+      wss.on("connection", (ws) => ws.on("message", (m) => ws.send(`echo:${m}`)));
+      await new Promise<void>((r) => wss.once("listening", () => r()));
+      const { dir, pem } = mounted();
+      const child = await runBin(
+        baseEnv((wss.address() as AddressInfo).port, {
+          QUEUE_SERVING_TLS_PORT: "0",
+          THAW_CERTS_DIR: dir,
+          THAW_DRAIN_QUIET_PERIOD_MS: "200",
+          THAW_HIJACKED_GRACE_MS: row.graceMs,
+        }),
+      );
+      try {
+        const port = child.ports.servingTls;
+        const ws = new WebSocket(`wss://127.0.0.1:${port}/`, { ca: pem });
+        const replies: string[] = [];
+        let closed = false;
+        ws.on("message", (m) => replies.push(String(m)));
+        ws.on("close", () => {
+          closed = true;
+        });
+        await new Promise<void>((r, j) => {
+          ws.once("open", () => r());
+          ws.once("error", j);
+        });
+        const t0 = Date.now();
+        child.proc.kill("SIGTERM");
+        await new Promise((r) => setTimeout(r, 450)); // past the quiet period: the servers are closed
+        ws.send("after-drain");
+        await until(() => replies.length === 1);
+        expect(replies).toEqual(["echo:after-drain"]);
+        if (row.clientCloses) {
+          await new Promise((r) => setTimeout(r, 800));
+          expect(closed).toBe(false); // still waiting for it, well within the 5 s grace
+          ws.close();
+        }
+        expect(await child.exited).toBe(0);
+        await until(() => closed);
+        if (!row.clientCloses) expect(Date.now() - t0).toBeGreaterThanOrEqual(600);
+      } finally {
+        child.proc.kill("SIGKILL");
+        await new Promise<void>((r) => wss.close(() => r()));
+      }
+    });
+  }
 
   it("exits 1 naming every bad QUEUE_PROXY_TLS_* variable and entry at once", async () => {
     const child = await runBin(
