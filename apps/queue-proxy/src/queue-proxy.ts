@@ -180,9 +180,9 @@ export async function startQueueProxy(
     await (fast ? upstream.destroy() : upstream.close());
   };
   const close = async () => {
-    tlsPort?.destroy();
+    const tlsClosed = tlsPort?.destroy();
     for (const socket of serving.sockets) socket.destroy();
-    await Promise.all([closeServer(serving.front), closeServer(adminServer)]);
+    await Promise.all([closeServer(serving.front), closeServer(adminServer), tlsClosed]);
     await stopRest(true);
   };
   const shutdown = async () => {
@@ -201,7 +201,7 @@ export async function startQueueProxy(
     if (tlsPort) for (const socket of tlsPort.sockets) if (!hijackedSocket(socket)) socket.destroy();
     await hijacked.settle(config.hijackedGraceMs);
     for (const socket of serving.sockets) socket.destroy();
-    tlsPort?.destroy();
+    await tlsPort?.destroy();
     await stopRest(false);
   };
   const hijackedSocket = (socket: import("node:net").Socket) => hijacked.has(socket);

@@ -72,7 +72,7 @@ export interface TlsPort {
   /** Closes HTTP/1.1 keep-alive connections that have no request in flight (drain). */
   closeIdle(): void;
   /** Destroys every connection, including handshakes still running, and stops the reload timer. */
-  destroy(): void;
+  destroy(): Promise<void>;
 }
 
 /** What the TLS port needs besides the handlers. */
@@ -171,9 +171,13 @@ export function createTlsPort(
     },
     destroy() {
       stopTimer();
-      if (server.listening) server.close();
+      const closed = new Promise<void>((resolve) => {
+        if (server.listening) server.close(() => resolve());
+        else resolve();
+      });
       for (const socket of sockets) socket.destroy();
       for (const socket of raw) socket.destroy();
+      return closed;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import http2 from "node:http2";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -241,13 +241,16 @@ describe("certificate reload", () => {
     await clock.advance(1);
     expect(await servedFingerprint(port)).toBe(second);
 
-    const broken: { name: string; file: string; content: string; names: string }[] = [
+    const broken: { name: string; file: string; content: string | null; names: string }[] = [
       { name: "garbage certificate", file: "tls.crt", content: "not a cert", names: "tls.crt" },
       { name: "garbage key", file: "tls.key", content: "not a key", names: "tls.key" },
+      { name: "missing key", file: "tls.key", content: null, names: "tls.key" },
+      { name: "missing certificate", file: "tls.crt", content: null, names: "tls.crt" },
     ];
     for (const row of broken) {
       writeCert(dir); // a good pair first, then break one half of it
-      writeFileSync(join(dir, row.file), row.content);
+      if (row.content === null) rmSync(join(dir, row.file));
+      else writeFileSync(join(dir, row.file), row.content);
       lines.length = 0;
       await clock.advance(60_000);
       expect(await servedFingerprint(port), row.name).toBe(second);
@@ -290,9 +293,18 @@ describe("bin with the TLS port", () => {
     try {
       const port = child.ports.servingTls;
       expect(port).toBeGreaterThan(0);
-      const inFlight = [httpsGet(port, "/tls-h1?sleep=800", pem), h2Get(port, "/tls-h2?sleep=800", pem)];
+      const inFlight = [httpsGet(port, "/tls-h1?sleep=1500", pem), h2Get(port, "/tls-h2?sleep=1500", pem)];
       await until(() => backend.seen.filter((s) => s.url.startsWith("/tls-h")).length === 2);
       child.proc.kill("SIGTERM");
+      // Past the 200 ms quiet period the port accepts no new connection, while both requests still run.
+      await until(
+        () =>
+          servedFingerprint(port).then(
+            () => false,
+            () => true,
+          ),
+        1200,
+      );
       const answers = await Promise.all(inFlight);
       expect(answers.map((a) => a.status)).toEqual([200, 200]);
       expect(await child.exited).toBe(0);
