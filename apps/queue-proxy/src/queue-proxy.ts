@@ -191,7 +191,9 @@ export async function startQueueProxy(
     // Stop accepting, then let requests in flight finish (no deadline, like Go's Shutdown); idle
     // keep-alive connections are closed as soon as they are idle.
     tlsPort?.stopAccepting();
-    await Promise.all([closeServer(serving.front), closeServer(adminServer)]);
+    // Not awaited yet: a listener's close waits for its connections, so an idle keep-alive client would
+    // hold the shutdown until its own timeout; the sockets are closed below, then the close completes.
+    const listenersClosed = Promise.all([closeServer(serving.front), closeServer(adminServer)]);
     while (sweeper.count() > 0) {
       serving.http1.closeIdleConnections();
       tlsPort?.closeIdle();
@@ -201,7 +203,7 @@ export async function startQueueProxy(
     if (tlsPort) for (const socket of tlsPort.sockets) if (!hijackedSocket(socket)) socket.destroy();
     await hijacked.settle(config.hijackedGraceMs);
     for (const socket of serving.sockets) socket.destroy();
-    await tlsPort?.destroy();
+    await Promise.all([listenersClosed, tlsPort?.destroy()]);
     await stopRest(false);
   };
   const hijackedSocket = (socket: import("node:net").Socket) => hijacked.has(socket);

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import http2 from "node:http2";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,7 +10,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { type RunningQueueProxy, startQueueProxy } from "../src/queue-proxy.js";
 import { certsDir, writeCert } from "./certs.js";
-import { baseEnv, configFor, runBin, type Seen, startBackend, startInProcess, until } from "./helpers.js";
+import {
+  baseEnv,
+  configFor,
+  get,
+  runBin,
+  type Seen,
+  startBackend,
+  startInProcess,
+  until,
+} from "./helpers.js";
 
 type Backend = Awaited<ReturnType<typeof startBackend>>;
 let backend: Backend;
@@ -213,6 +223,47 @@ describe("TLS serving port (c.1)", () => {
       socket.on("error", reject);
     });
     expect(cipher).toBe("ECDHE-ECDSA-AES256-GCM-SHA384 secp384r1");
+  });
+});
+
+describe("shutdown with idle keep-alive clients", () => {
+  it("does not wait for idle HTTP/1.1 and HTTP/2 connections on either port", async () => {
+    const { dir, pem } = mounted();
+    const qp = await startInProcess(backend.port, {
+      QUEUE_SERVING_TLS_PORT: "0",
+      THAW_CERTS_DIR: dir,
+      THAW_DRAIN_QUIET_PERIOD_MS: "100",
+    });
+    const plainAgent = new http.Agent({ keepAlive: true });
+    const tlsAgent = new https.Agent({ keepAlive: true, ca: pem });
+    const session = http2.connect(`https://127.0.0.1:${qp.ports.servingTls}`, { ca: pem });
+    try {
+      expect((await get(`${qp.url}/plain-ka`, {}, { agent: plainAgent })).status).toBe(200);
+      const viaTls = await new Promise<number>((resolve, reject) => {
+        https
+          .get({ host: "127.0.0.1", port: qp.ports.servingTls, path: "/tls-ka", agent: tlsAgent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          })
+          .on("error", reject);
+      });
+      expect(viaTls).toBe(200);
+      const h2Status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ":path": "/h2-ka" });
+        stream.on("response", (h) => resolve(Number(h[":status"])));
+        stream.on("error", reject);
+        stream.resume();
+        stream.end();
+      });
+      expect(h2Status).toBe(200);
+      const t0 = Date.now();
+      await qp.shutdown();
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      plainAgent.destroy();
+      tlsAgent.destroy();
+      session.destroy();
+    }
   });
 });
 
