@@ -1,3 +1,5 @@
+import { parseTlsSettings, type TlsSettings } from "./tls-settings.js";
+
 /** One problem with the environment: the variable and what it should look like. */
 export interface EnvIssue {
   variable: string;
@@ -8,8 +10,12 @@ export interface EnvIssue {
 export interface QueueProxyConfig {
   containerConcurrency: number;
   servingPort: number;
-  /** Read and validated for compatibility; Thaw's queue-proxy serves no TLS port. */
+  /** The TLS serving port, started only when `tls.crt` and `tls.key` exist in `certsDir`. */
   servingTlsPort: number;
+  /** Where the TLS port's `tls.crt` and `tls.key` are read (Knative's mount; `THAW_CERTS_DIR`). */
+  certsDir: string;
+  /** The TLS port's versions, ciphers and curves (`QUEUE_PROXY_TLS_*`). */
+  tls: TlsSettings;
   userPort: number;
   revisionTimeoutSeconds: number;
   responseStartTimeoutSeconds: number;
@@ -39,6 +45,9 @@ export interface QueueProxyConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Where Knative mounts the queue-proxy's certificate (c.1). */
+export const DEFAULT_CERTS_DIR = "/var/lib/knative/certs";
 
 /** Reads env into a config, or every issue found (all variables are checked before giving up). */
 export function parseConfig(
@@ -91,6 +100,8 @@ export function parseConfig(
     ),
     servingPort: port("QUEUE_SERVING_PORT"),
     servingTlsPort: port("QUEUE_SERVING_TLS_PORT"),
+    certsDir: env["THAW_CERTS_DIR"] || DEFAULT_CERTS_DIR,
+    tls: parseTlsSettings(env, issues),
     userPort: int("USER_PORT", 1, 65535, undefined, "the user container's TCP port (1-65535)"),
     revisionTimeoutSeconds: int(
       "REVISION_TIMEOUT_SECONDS",

@@ -2,7 +2,13 @@
  * @thaw/queue-proxy: a Knative-compatible queue-proxy on Node. The bin (`thaw-queue-proxy`) is the usual
  * entry; these exports let tests and the CLI embed it.
  */
-export { type EnvIssue, formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
+export {
+  DEFAULT_CERTS_DIR,
+  type EnvIssue,
+  formatIssues,
+  parseConfig,
+  type QueueProxyConfig,
+} from "./config.js";
 export {
   type DialPolicy,
   DialTimeoutError,
@@ -18,4 +24,6 @@ export {
 } from "./queue-proxy.js";
 export { DURATION_BUCKETS_SECONDS, RequestMetrics } from "./request-metrics.js";
 export { deadlineOf, type TimeoutPolicy, TimeoutSweeper } from "./timeouts.js";
+export { CERT_RELOAD_PERIOD_MS, type CertFiles, certFilesIn, loadCertPair } from "./tls-port.js";
+export { GO_CIPHER_SUITES, GO_CURVES, type TlsSettings, type TlsVersion } from "./tls-settings.js";
 export { poolSizeFor } from "./upstream.js";

@@ -57,7 +57,14 @@ async function main(): Promise<void> {
   }
   // pino is loaded only when the request log is on: importing it costs ~9 MB of RSS in every pod.
   const requestLog = config.requestLog ? await createRequestLog() : null;
-  const qp = await startQueueProxy(config, { clock: systemClock, prober: probe.prober, requestLog });
+  let qp: Awaited<ReturnType<typeof startQueueProxy>>;
+  try {
+    qp = await startQueueProxy(config, { clock: systemClock, prober: probe.prober, requestLog });
+  } catch (err) {
+    // A port in use or a mounted certificate that cannot be loaded: one line, not a stack trace.
+    process.stderr.write(`thaw-queue-proxy: cannot start: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
   // One machine-readable line so supervisors and tests learn the bound ports.
   process.stderr.write(`${JSON.stringify({ msg: "thaw-queue-proxy listening", ...qp.ports })}\n`);
   let stopping = false;

@@ -19,6 +19,7 @@ import { RequestMetrics } from "./request-metrics.js";
 import { servingHandler } from "./serving.js";
 import { createServingPort } from "./serving-port.js";
 import { TimeoutSweeper } from "./timeouts.js";
+import { certFilesIn, certFilesPresent, createTlsPort } from "./tls-port.js";
 import { HijackedConnections, upgradeHandler } from "./upgrade.js";
 import { createUpstreamPool } from "./upstream.js";
 
@@ -28,7 +29,7 @@ export const REPORTING_PERIOD_MS = 1000;
 /** What a running queue-proxy exposes to its entry point and to tests. */
 export interface RunningQueueProxy {
   /** Bound ports (differ from the config when it asked for 0). */
-  ports: { serving: number; admin: number; metrics: number; userMetrics: number };
+  ports: { serving: number; servingTls: number; admin: number; metrics: number; userMetrics: number };
   drainer: Drainer;
   /** SIGTERM: drain, stop serving, wait for in-flight and (bounded) upgraded connections, close all. */
   shutdown(): Promise<void>;
@@ -43,6 +44,10 @@ export interface QueueProxyDeps {
   prober: QueueProber | null;
   /** JSON request log; null = off. */
   requestLog: Logger | null;
+  /** Certificate reload period of the TLS port; default 60 s like Knative (tests shorten it). */
+  certReloadPeriodMs?: number;
+  /** Operational lines (a failed certificate reload); default stderr. */
+  log?: (line: string) => void;
 }
 
 function admin(drainer: Drainer, clock: Clock, sigterm: () => boolean): http.RequestListener {
@@ -109,10 +114,20 @@ export async function startQueueProxy(
     now: () => clock.now(),
   };
   const hijacked = new HijackedConnections();
-  const serving = createServingPort(
-    servingHandler(ctx, drainer),
-    upgradeHandler(ctx, drainer, config.userPort, hijacked),
-  );
+  const onRequest = servingHandler(ctx, drainer);
+  const onUpgrade = upgradeHandler(ctx, drainer, config.userPort, hijacked);
+  const serving = createServingPort(onRequest, onUpgrade);
+  // Knative serves TLS only when its certificate is mounted; the check is made once, at start.
+  const certFiles = certFilesIn(config.certsDir);
+  const tlsPort = certFilesPresent(certFiles)
+    ? createTlsPort(onRequest, onUpgrade, {
+        files: certFiles,
+        settings: config.tls,
+        clock,
+        ...(deps.certReloadPeriodMs !== undefined ? { reloadPeriodMs: deps.certReloadPeriodMs } : {}),
+        log: deps.log ?? ((line) => process.stderr.write(`${line}\n`)),
+      })
+    : null;
   let sigterm = false;
   const adminServer = http.createServer(admin(drainer, clock, () => sigterm));
   const statServer = http.createServer((req, res) => {
@@ -150,6 +165,7 @@ export async function startQueueProxy(
   const host = config.bindHost;
   const ports = {
     serving: await listen(serving.front, config.servingPort, host),
+    servingTls: tlsPort ? await listen(tlsPort.server, config.servingTlsPort, host) : 0,
     admin: await listen(adminServer, config.adminPort, host),
     metrics: await listen(statServer, config.metricsPort, host),
     userMetrics:
@@ -164,8 +180,9 @@ export async function startQueueProxy(
     await (fast ? upstream.destroy() : upstream.close());
   };
   const close = async () => {
+    const tlsClosed = tlsPort?.destroy();
     for (const socket of serving.sockets) socket.destroy();
-    await Promise.all([closeServer(serving.front), closeServer(adminServer)]);
+    await Promise.all([closeServer(serving.front), closeServer(adminServer), tlsClosed]);
     await stopRest(true);
   };
   const shutdown = async () => {
@@ -173,14 +190,20 @@ export async function startQueueProxy(
     await drainer.drain();
     // Stop accepting, then let requests in flight finish (no deadline, like Go's Shutdown); idle
     // keep-alive connections are closed as soon as they are idle.
-    await Promise.all([closeServer(serving.front), closeServer(adminServer)]);
+    tlsPort?.stopAccepting();
+    // Not awaited yet: a listener's close waits for its connections, so an idle keep-alive client would
+    // hold the shutdown until its own timeout; the sockets are closed below, then the close completes.
+    const listenersClosed = Promise.all([closeServer(serving.front), closeServer(adminServer)]);
     while (sweeper.count() > 0) {
       serving.http1.closeIdleConnections();
+      tlsPort?.closeIdle();
       await clock.sleep(20);
     }
     for (const socket of serving.sockets) if (!hijackedSocket(socket)) socket.destroy();
+    if (tlsPort) for (const socket of tlsPort.sockets) if (!hijackedSocket(socket)) socket.destroy();
     await hijacked.settle(config.hijackedGraceMs);
     for (const socket of serving.sockets) socket.destroy();
+    await Promise.all([listenersClosed, tlsPort?.destroy()]);
     await stopRest(false);
   };
   const hijackedSocket = (socket: import("node:net").Socket) => hijacked.has(socket);

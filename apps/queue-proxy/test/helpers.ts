@@ -145,7 +145,7 @@ export async function startInProcess(
 /** A running bin and the ports it printed. */
 export interface Child {
   proc: ChildProcess;
-  ports: { serving: number; admin: number; metrics: number; userMetrics: number };
+  ports: { serving: number; servingTls: number; admin: number; metrics: number; userMetrics: number };
   stderr: () => string;
   exited: Promise<number | null>;
 }
@@ -172,7 +172,7 @@ export function runBin(env: Record<string, string>): Promise<Child> {
       clearTimeout(timer);
       resolve({
         proc,
-        ports: { serving: 0, admin: 0, metrics: 0, userMetrics: 0 },
+        ports: { serving: 0, servingTls: 0, admin: 0, metrics: 0, userMetrics: 0 },
         stderr: () => err,
         exited: Promise.resolve(code),
       });
