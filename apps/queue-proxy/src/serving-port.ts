@@ -20,8 +20,9 @@ export function createServingPort(
   onUpgrade: (req: http.IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => void,
 ): ServingPort {
   const http1 = http.createServer({ requestTimeout: 0, headersTimeout: 60_000 }, onRequest);
-  // Clients' keep-alive connections stay as long as Go's default idle timeout would keep them.
-  http1.keepAliveTimeout = 120_000;
+  // Knative's serving server sets no idle timeout, so a client's keep-alive connection stays until the
+  // client closes it. Node's default (5 s) would also re-arm a socket timer after every response.
+  http1.keepAliveTimeout = 0;
   http1.on("upgrade", onUpgrade);
   // The HTTP/1 server never listens itself (the sniffing TCP server hands it sockets), so start Node's
   // connection tracking by hand: it enforces headersTimeout (Go's 1 min ReadHeaderTimeout) and lets
@@ -32,7 +33,8 @@ export function createServingPort(
     onRequest as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
   const sockets = new Set<net.Socket>();
-  const front = net.createServer((socket) => {
+  // Accepted sockets get TCP_NODELAY as http.Server's would: a streamed response must not wait on Nagle.
+  const front = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     socket.once("data", (chunk: Buffer) => {

@@ -108,9 +108,9 @@ export function createTlsPort(
     onRequest as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
   // Same limits as the plain port: no cap on a whole request (the revision timeout governs), Go's one
-  // minute to read a request head, Go's idle keep-alive.
+  // minute to read a request head, and no idle timeout on keep-alive connections (Knative sets none).
   // Node reads these for allowHTTP1 connections; the typings only know them on http.Server.
-  Object.assign(server, { requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 120_000 });
+  Object.assign(server, { requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 0 });
   server.on("upgrade", onUpgrade);
 
   const raw = new Set<net.Socket>();
