@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Dispatcher } from "undici";
-import type { H2Sink, H2Upstream } from "./h2-upstream.js";
-import type { Admission, StatsSink } from "./ports.js";
-import { responseHeaders } from "./request-head.js";
+import type { H1Upstream } from "./h1-upstream.js";
+import type { H2Upstream } from "./h2-upstream.js";
+import type { Admission, StatsSink, UpstreamSink } from "./ports.js";
 import type { Timed, TimeoutSweeper } from "./timeouts.js";
 import { WaitSignal } from "./wait-signal.js";
 
@@ -14,7 +13,8 @@ export interface ExchangeObserver {
 
 /** What every exchange of one server shares. */
 export interface ExchangeContext {
-  upstream: Dispatcher;
+  /** Where HTTP/1 requests go (the keep-alive pool to the app). */
+  upstream: Pick<H1Upstream, "dispatch">;
   /** Where HTTP/2 requests go (h2c to the app). */
   h2: H2Upstream | null;
   sweeper: TimeoutSweeper;
@@ -27,10 +27,10 @@ export interface ExchangeContext {
 const TIMEOUT_BODY = "request timeout";
 
 /**
- * One proxied request: it is its own undici dispatch handler (the legacy callback interface, which undici
- * runs natively) and its own timeout-list entry, so the hot path allocates little beyond this object.
+ * One proxied request: it is its own upstream sink and its own timeout-list entry, so the hot path
+ * allocates little beyond this object.
  */
-export class Exchange implements Timed, H2Sink {
+export class Exchange implements Timed, UpstreamSink {
   startedAt: number;
   lastWriteAt = 0;
   prevTimed: Timed | null = null;
@@ -51,9 +51,11 @@ export class Exchange implements Timed, H2Sink {
     readonly res: ServerResponse,
     readonly headers: string[],
     readonly hasBody: boolean,
+    /** The body's length is given by Content-Length (else it is chunked). */
+    readonly sized: boolean,
   ) {
     this.startedAt = ctx.now();
-    res.once("close", this.onClientClose);
+    res.on("close", this.onClientClose);
   }
 
   /** Runs the request: breaker (unless `bypass`), then the upstream call. */
@@ -108,6 +110,7 @@ export class Exchange implements Timed, H2Sink {
         method: req.method ?? "GET",
         headers: this.headers,
         body: this.hasBody ? req : null,
+        sized: this.sized,
       },
       this,
     );
@@ -135,11 +138,6 @@ export class Exchange implements Timed, H2Sink {
   onConnect(abort: (err?: Error) => void): void {
     if (this.ended) abort();
     else this.abortUpstream = abort;
-  }
-
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
-    this.resumeUpstream = resume;
-    return this.startResponse(statusCode, responseHeaders(rawHeaders));
   }
 
   startResponse(statusCode: number, headers: string[]): boolean {
@@ -178,8 +176,6 @@ export class Exchange implements Timed, H2Sink {
     }
   }
 
-  onBodySent(): void {}
-
   /** Timer fired (TimeoutSweeper): 504 `request timeout`, or end what was started. */
   timeout(): void {
     if (this.ended) return;
@@ -192,7 +188,7 @@ export class Exchange implements Timed, H2Sink {
       res.end(TIMEOUT_BODY);
       this.finish(this.status);
     }
-    // After finish(): undici reports the abort through onError, which must find the exchange ended.
+    // After finish(): an upstream may report the abort through onError, which must find the exchange ended.
     this.abortUpstream?.();
     this.waiting?.abort();
   }

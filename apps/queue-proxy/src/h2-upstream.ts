@@ -1,15 +1,6 @@
 import http2 from "node:http2";
 import type { Readable } from "node:stream";
-
-/** The callbacks of an exchange the h2c upstream drives (same shape as undici's legacy handler). */
-export interface H2Sink {
-  onConnect(abort: (err?: Error) => void): void;
-  startResponse(status: number, headers: string[]): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(): void;
-  onError(err: Error): void;
-  resumeWith(resume: () => void): void;
-}
+import type { UpstreamSink } from "./ports.js";
 
 const DROP = new Set([
   "connection",
@@ -41,7 +32,7 @@ export class H2Upstream {
   }
 
   /** Sends one request; `flat` is the incoming header list (pseudo-headers included) after the shims. */
-  dispatch(flat: string[], body: Readable | null, sink: H2Sink): void {
+  dispatch(flat: string[], body: Readable | null, sink: UpstreamSink): void {
     const headers: http2.OutgoingHttpHeaders = {};
     let authority: string | undefined;
     for (let i = 0; i < flat.length; i += 2) {

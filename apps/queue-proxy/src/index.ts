@@ -17,6 +17,14 @@ export {
   KNATIVE_DIAL_POLICY,
 } from "./dial.js";
 export {
+  H1ResponseParser,
+  MAX_HEAD_BYTES,
+  type ResponseEvents,
+  UpstreamProtocolError,
+} from "./h1-response-parser.js";
+export { H1Upstream, IDLE_KEEP_MS, poolSizeFor, type UpstreamRequest } from "./h1-upstream.js";
+export type { UpstreamSink } from "./ports.js";
+export {
   type QueueProxyDeps,
   REPORTING_PERIOD_MS,
   type RunningQueueProxy,
@@ -26,4 +34,3 @@ export { DURATION_BUCKETS_SECONDS, RequestMetrics } from "./request-metrics.js";
 export { deadlineOf, type TimeoutPolicy, TimeoutSweeper } from "./timeouts.js";
 export { CERT_RELOAD_PERIOD_MS, type CertFiles, certFilesIn, loadCertPair } from "./tls-port.js";
 export { GO_CIPHER_SUITES, GO_CURVES, type TlsSettings, type TlsVersion } from "./tls-settings.js";
-export { poolSizeFor } from "./upstream.js";

@@ -30,3 +30,17 @@ export interface DrainState {
   /** A non-probe request arrived: restart the quiet period if it is running. */
   noteRequest(): void;
 }
+
+/** The callbacks of an exchange that an upstream (HTTP/1.1 pool or h2c session) drives. */
+export interface UpstreamSink {
+  /** The request is under way; `abort` cancels it (queued, dialling or in flight). */
+  onConnect(abort: (err?: Error) => void): void;
+  /** The response head; false when the exchange already ended. */
+  startResponse(status: number, headers: string[]): boolean;
+  /** A body piece; false asks the upstream to pause until `resumeWith`'s function is called. */
+  onData(chunk: Buffer): boolean;
+  onComplete(): void;
+  onError(err: Error): void;
+  /** How to resume a paused upstream. */
+  resumeWith(resume: () => void): void;
+}

@@ -12,6 +12,7 @@ import {
 import type { Logger } from "pino";
 import type { QueueProxyConfig } from "./config.js";
 import type { ExchangeContext } from "./exchange.js";
+import { H1Upstream, poolSizeFor } from "./h1-upstream.js";
 import { H2Upstream } from "./h2-upstream.js";
 import { closeServer, listen } from "./listen.js";
 import { createObserver } from "./observer.js";
@@ -21,7 +22,6 @@ import { createServingPort } from "./serving-port.js";
 import { TimeoutSweeper } from "./timeouts.js";
 import { certFilesIn, certFilesPresent, createTlsPort } from "./tls-port.js";
 import { HijackedConnections, upgradeHandler } from "./upgrade.js";
-import { createUpstreamPool } from "./upstream.js";
 
 /** Knative's stat reporting period (c.5). */
 export const REPORTING_PERIOD_MS = 1000;
@@ -97,7 +97,7 @@ export async function startQueueProxy(
     healthCheckUserAgentPrefixes: QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
     healthCheck: (req) => queueHealthResponse(req, deps.prober),
   });
-  const upstream = createUpstreamPool(config.userPort, cc);
+  const upstream = new H1Upstream(config.userPort, poolSizeFor(cc));
   const h2 = new H2Upstream(config.userPort);
   const sweeper = new TimeoutSweeper(clock, {
     totalMs: config.revisionTimeoutSeconds * 1000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { responseHeaders, scanRequestHead } from "./request-head.js";
+import { scanRequestHead } from "./request-head.js";
 
 describe("scanRequestHead", () => {
   const rows: {
@@ -113,31 +113,4 @@ describe("scanRequestHead", () => {
       row.check?.(head);
     });
   }
-});
-
-describe("responseHeaders", () => {
-  it("keeps end-to-end headers, repeated ones included, and drops hop-by-hop ones", () => {
-    const raw = [
-      "Content-Type",
-      "text/plain",
-      "Set-Cookie",
-      "a=1",
-      "Set-Cookie",
-      "b=2",
-      "Connection",
-      "keep-alive",
-      "Keep-Alive",
-      "timeout=5",
-      "Transfer-Encoding",
-      "chunked",
-    ].map((s) => Buffer.from(s));
-    expect(responseHeaders(raw)).toEqual([
-      "Content-Type",
-      "text/plain",
-      "Set-Cookie",
-      "a=1",
-      "Set-Cookie",
-      "b=2",
-    ]);
-  });
 });

@@ -25,6 +25,8 @@ export interface RequestHead {
   xForwardedProto: string;
   /** The request carries a body (Content-Length other than 0, or Transfer-Encoding). */
   hasBody: boolean;
+  /** Content-Length gives the body's length (it goes upstream as is; otherwise the body is re-chunked). */
+  hasLength: boolean;
 }
 
 function join(prev: string, next: string): string {
@@ -46,6 +48,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
     xForwardedHost: "",
     xForwardedProto: "",
     hasBody: false,
+    hasLength: false,
   };
   let originalHost = "";
   let hostIndex = -1;
@@ -101,6 +104,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
         head.xForwardedProto = join(head.xForwardedProto, value);
         break;
       case "content-length":
+        head.hasLength = true;
         if (value !== "0") head.hasBody = true;
         break;
       case "transfer-encoding":
@@ -133,32 +137,4 @@ function dropConnectionTokens(upstream: string[], tokens: string): void {
   for (let i = upstream.length - 2; i >= 0; i -= 2) {
     if (names.has((upstream[i] as string).toLowerCase())) upstream.splice(i, 2);
   }
-}
-
-/** Response headers never copied back to the client. */
-const RESPONSE_HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "proxy-authenticate",
-]);
-
-/** Turns undici's raw response headers into a flat list for `writeHead`, minus hop-by-hop ones. */
-export function responseHeaders(raw: Buffer[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = (raw[i] as Buffer).toString("latin1");
-    const c = name.charCodeAt(0) | 0x20;
-    if (
-      (c === 0x63 || c === 0x6b || c === 0x74 || c === 0x75 || c === 0x70) &&
-      RESPONSE_HOP_BY_HOP.has(name.toLowerCase())
-    )
-      continue;
-    out.push(name, (raw[i + 1] as Buffer).toString("latin1"));
-  }
-  return out;
 }

@@ -58,7 +58,7 @@ export function servingHandler(
     }
     drainer.noteRequest();
     addForwarded(head);
-    const ex = new Exchange(ctx, req, res, head.upstream, head.hasBody);
+    const ex = new Exchange(ctx, req, res, head.upstream, head.hasBody, head.hasLength);
     // Like Knative: K-Proxy-Request stays on the request to the app and marks it as proxied in the stats.
     ex.proxied = head.proxyRequest !== "";
     ex.start(bypass);
