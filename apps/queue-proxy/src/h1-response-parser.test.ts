@@ -23,7 +23,7 @@ function parser(headRequest = false): { p: H1ResponseParser; seen: Seen } {
 /** Feeds `text` whole, then byte by byte, then in 7-byte pieces: every split must give the same result. */
 function eachSplit(text: string, headRequest: boolean, eof: boolean): Seen[] {
   const bytes = Buffer.from(text, "latin1");
-  const splits = [[bytes], [...bytes].map((b) => Buffer.from([b]))];
+  const splits: Buffer[][] = [[bytes], [...bytes].map((b) => Buffer.from([b]))];
   const sevens: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += 7) sevens.push(bytes.subarray(i, i + 7));
   splits.push(sevens);
@@ -193,6 +193,21 @@ describe("H1ResponseParser: responses it refuses", () => {
     {
       name: "obsolete line folding",
       text: "HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\n\r\n",
+      error: /bad header line/,
+    },
+    {
+      name: "a space before the colon (not a token character)",
+      text: "HTTP/1.1 200 OK\r\nX-A : 1\r\n\r\n",
+      error: /bad header line/,
+    },
+    {
+      name: "a control character in a value, which writeHead would refuse",
+      text: "HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\n\r\n",
+      error: /bad header line/,
+    },
+    {
+      name: "a bare CR inside the head",
+      text: "HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n",
       error: /bad header line/,
     },
     {

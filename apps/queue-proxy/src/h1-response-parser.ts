@@ -154,51 +154,68 @@ export class H1ResponseParser {
     // Bytes of `chunk` consumed: everything up to the blank line, minus what was pending before.
     const used = end + 4 - (this.pending?.length ?? 0);
     this.pending = null;
-    this.parseHead(data.toString("latin1", 0, end));
+    this.parseHead(data, end);
     return at + used;
   }
 
-  private parseHead(text: string): void {
-    const lines = text.split("\r\n");
-    const statusLine = lines[0] as string;
+  /**
+   * Reads the head in `buf[0, end)` byte by byte: strings are made only for the names and values handed on,
+   * and names and values are checked here so that `writeHead` never meets a character it would refuse.
+   */
+  private parseHead(buf: Buffer, end: number): void {
+    let eol = buf.indexOf(0x0d);
+    if (eol < 0 || eol > end) eol = end;
     // HTTP/1.x SP 3DIGIT [SP reason]
     if (
-      !statusLine.startsWith("HTTP/1.") ||
-      statusLine.length < 12 ||
-      statusLine.charCodeAt(8) !== 0x20 ||
-      (statusLine.length > 12 && statusLine.charCodeAt(12) !== 0x20)
+      eol < 12 ||
+      buf.toString("latin1", 0, 7) !== "HTTP/1." ||
+      (buf[7] !== 0x30 && buf[7] !== 0x31) ||
+      buf[8] !== 0x20 ||
+      !isDigit(buf[9]) ||
+      !isDigit(buf[10]) ||
+      !isDigit(buf[11]) ||
+      (eol > 12 && buf[12] !== 0x20)
     ) {
-      throw new UpstreamProtocolError(`bad status line ${JSON.stringify(statusLine.slice(0, 40))}`);
+      throw new UpstreamProtocolError(
+        `bad status line ${JSON.stringify(buf.toString("latin1", 0, Math.min(eol, 40)))}`,
+      );
     }
-    const status = Number(statusLine.slice(9, 12));
-    if (!Number.isInteger(status) || status < 100) {
-      throw new UpstreamProtocolError(`bad status ${JSON.stringify(statusLine.slice(9, 12))}`);
-    }
-    const http10 = statusLine.charCodeAt(7) === 0x30;
+    const status =
+      ((buf[9] as number) - 0x30) * 100 + ((buf[10] as number) - 0x30) * 10 + (buf[11] as number) - 0x30;
+    if (status < 100) throw new UpstreamProtocolError(`bad status ${status}`);
+    const http10 = buf[7] === 0x30;
     const headers: string[] = [];
     let length = -1;
     let chunked = false;
     let otherCoding = false;
     let connection = "";
     let keepAliveHint = "";
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const colon = line.indexOf(":");
-      const first = line.charCodeAt(0);
-      if (colon <= 0 || first === 0x20 || first === 0x09) {
-        throw new UpstreamProtocolError(`bad header line ${JSON.stringify(line.slice(0, 40))}`);
+    for (let pos = eol + 2; pos < end; ) {
+      let lineEnd = buf.indexOf(0x0d, pos);
+      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
+      const colon = buf.indexOf(0x3a, pos);
+      if (colon <= pos || colon >= lineEnd || (lineEnd < end && buf[lineEnd + 1] !== 0x0a)) {
+        throw badLine(buf, pos, lineEnd);
       }
-      const name = line.slice(0, colon);
-      const value = line.slice(colon + 1).trim();
+      for (let i = pos; i < colon; i++) if (TCHAR[buf[i] as number] !== 1) throw badLine(buf, pos, lineEnd);
+      let vs = colon + 1;
+      let ve = lineEnd;
+      while (vs < ve && (buf[vs] === 0x20 || buf[vs] === 0x09)) vs++;
+      while (ve > vs && (buf[ve - 1] === 0x20 || buf[ve - 1] === 0x09)) ve--;
+      for (let i = vs; i < ve; i++) if (VCHAR[buf[i] as number] !== 1) throw badLine(buf, pos, lineEnd);
+      const name = buf.toString("latin1", pos, colon);
+      const value = buf.toString("latin1", vs, ve);
+      pos = lineEnd + 2;
       const c = name.charCodeAt(0) | 0x20;
       // Only names starting with c, k, p, t or u can be hop-by-hop or framing fields.
       if (c === 0x63 || c === 0x6b || c === 0x70 || c === 0x74 || c === 0x75) {
         const lower = name.toLowerCase();
         if (lower === "content-length") {
-          if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) {
+          const n = ve - vs >= 1 && ve - vs <= 15 && allDigits(buf, vs, ve) ? Number(value) : -1;
+          if (n < 0 || (length >= 0 && length !== n)) {
             throw new UpstreamProtocolError(`bad content-length ${JSON.stringify(value)}`);
           }
-          length = Number(value);
+          length = n;
         } else if (lower === "transfer-encoding") {
           const last = value
             .slice(value.lastIndexOf(",") + 1)
@@ -279,6 +296,30 @@ export class H1ResponseParser {
     }
   }
 }
+
+function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= 0x30 && b <= 0x39;
+}
+
+function allDigits(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isDigit(buf[i])) return false;
+  return true;
+}
+
+function badLine(buf: Buffer, from: number, to: number): UpstreamProtocolError {
+  return new UpstreamProtocolError(
+    `bad header line ${JSON.stringify(buf.toString("latin1", from, Math.min(to, from + 40)))}`,
+  );
+}
+
+/** RFC 9110 token characters (field names): 1 = allowed. */
+const TCHAR = new Uint8Array(256);
+for (let b = 0x21; b < 0x7f; b++) if (!'"(),/:;<=>?@[\\]{}'.includes(String.fromCharCode(b))) TCHAR[b] = 1;
+/** Field value characters Node's `writeHead` accepts: HTAB, SP to `~`, and obs-text. */
+const VCHAR = new Uint8Array(256);
+VCHAR[0x09] = 1;
+for (let b = 0x20; b < 0x7f; b++) VCHAR[b] = 1;
+for (let b = 0x80; b < 0x100; b++) VCHAR[b] = 1;
 
 /** `timeout=5, max=100` -> 5000; 0 when absent or unreadable. */
 export function parseKeepAliveTimeout(value: string): number {

@@ -51,6 +51,16 @@ class Connection implements ResponseEvents {
   dead = false;
   /** The socket's error, reported if the connection breaks mid-request. */
   error: Error | undefined;
+  /** The response ended inside the bytes being fed: hand the connection back once they are all read. */
+  private releaseAfterFeed = false;
+  /** Reading is paused because the client is slower than the app. */
+  private paused = false;
+  private readonly resume = () => {
+    // Resuming a socket that is already flowing would still cost a tick, so only undo our own pause.
+    if (!this.paused) return;
+    this.paused = false;
+    this.socket.resume();
+  };
 
   constructor(
     readonly pool: H1Upstream,
@@ -130,13 +140,16 @@ class Connection implements ResponseEvents {
   head(status: number, headers: string[]): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    if (p.sink.startResponse(status, headers)) p.sink.resumeWith(() => this.socket.resume());
+    if (p.sink.startResponse(status, headers)) p.sink.resumeWith(this.resume);
   }
 
   body(chunk: Buffer): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    if (!p.sink.onData(chunk)) this.socket.pause();
+    if (!p.sink.onData(chunk)) {
+      this.paused = true;
+      this.socket.pause();
+    }
   }
 
   end(reusable: boolean): void {
@@ -151,9 +164,9 @@ class Connection implements ResponseEvents {
       this.idleUntil =
         this.pool.now() + (hint > 0 ? Math.min(IDLE_KEEP_MS, hint - HINT_MARGIN_MS) : IDLE_KEEP_MS);
     }
-    this.socket.resume();
+    this.resume();
     if (!p.cancelled) p.sink.onComplete();
-    if (keep) this.pool.release(this);
+    if (keep) this.releaseAfterFeed = true;
     else this.destroy();
   }
 
@@ -161,7 +174,16 @@ class Connection implements ResponseEvents {
     try {
       this.parser.feed(chunk);
     } catch (err) {
-      this.fail(err as Error);
+      if (this.releaseAfterFeed) {
+        // The response was whole but more bytes followed it: the connection is out of step, drop it.
+        this.releaseAfterFeed = false;
+        this.destroy();
+      } else this.fail(err as Error);
+      return;
+    }
+    if (this.releaseAfterFeed) {
+      this.releaseAfterFeed = false;
+      this.pool.release(this);
     }
   }
 

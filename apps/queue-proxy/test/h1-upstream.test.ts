@@ -191,6 +191,22 @@ describe("H1Upstream: a connection the app closes under a request", () => {
     expect(out.error?.message).toMatch(/closed before the response ended/);
   });
 
+  it("drops a connection that sent bytes beyond a complete response, and the next request dials anew", async () => {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.on("data", () => socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"));
+      socket.on("error", () => {});
+    });
+    const port = await listen(server);
+    const p = pool(port);
+    expect((await send(p)).body).toBe("ok");
+    const second = await send(p);
+    expect(second.error).toBeUndefined();
+    expect(second.body).toBe("ok");
+    expect(connections).toBe(2);
+  });
+
   it("reports a malformed response", async () => {
     const port = await rawApp((_n, socket) => socket.write("HTP/1.1 200 OK\r\n\r\n"));
     const out = await send(pool(port));
