@@ -2,8 +2,9 @@
  * An incremental HTTP/1.x response parser for the upstream connection (RFC 9112): status line, header
  * fields, then the body framed by Transfer-Encoding chunked, Content-Length, or the end of the connection.
  * It hands the head over as the flat [name, value, ...] list `writeHead` takes, already without hop-by-hop
- * fields, so a proxied response costs one pass over its head and no per-field objects.
+ * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
  */
+import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {
@@ -28,16 +29,7 @@ export class UpstreamProtocolError extends Error {
 export const MAX_HEAD_BYTES = 64 * 1024;
 
 /** Response fields never copied back to the client (RFC 9110 7.6.1). */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "proxy-authenticate",
-]);
+const HOP_BY_HOP = new Set(HOP_BY_HOP_HEADERS);
 
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
