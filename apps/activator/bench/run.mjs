@@ -8,12 +8,23 @@
 //   npm run bench                       (~1 min)
 //   THAW_BENCH_QUICK=1 npm run bench    shorter
 // Needs wrk and taskset. Loopback only; child processes run in their own groups and are killed by PID.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import http from "node:http";
-import net from "node:net";
-import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  canPin,
+  fixed,
+  freePort,
+  groupCpuMicros,
+  hasCommand,
+  median,
+  quantile,
+  runWrk,
+  sleep,
+  startGroup,
+  waitPort,
+} from "@thaw/bench-kit";
 import { Agent, request } from "undici";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -22,100 +33,29 @@ const QUICK = Boolean(process.env.THAW_BENCH_QUICK);
 const DUR = QUICK ? 2 : 4;
 const ROUNDS = QUICK ? 1 : 3;
 const ACTIVATIONS = QUICK ? 15 : 40;
-const PIN = cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const PIN = canPin();
 const REV = { namespace: "bench", name: "bench-00001" };
-const REV_HEADERS = [
-  "-H",
-  `Knative-Serving-Namespace: ${REV.namespace}`,
-  "-H",
-  `Knative-Serving-Revision: ${REV.name}`,
-];
+const REV_HEADERS = {
+  "Knative-Serving-Namespace": REV.namespace,
+  "Knative-Serving-Revision": REV.name,
+};
 
-if (spawnSync("sh", ["-c", "command -v wrk"]).status !== 0) {
+if (!hasCommand("wrk")) {
   console.error("bench: wrk not found (apt-get install -y wrk)");
   process.exit(2);
 }
 
-const children = [];
-function start(name, args, env = {}) {
-  const cmd = PIN ? ["taskset", ["-c", "1", process.execPath, ...args]] : [process.execPath, args];
-  const proc = spawn(cmd[0], cmd[1], {
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
+// Every server leads its own process group (killed at exit), pinned to CPU 1 when wrk can have CPU 0.
+const start = (name, args, env = {}) =>
+  startGroup(name, process.execPath, args, { env, cpu: PIN ? "1" : undefined });
+const wrk = (port, conns, seconds) =>
+  runWrk({
+    url: `http://127.0.0.1:${port}/`,
+    connections: conns,
+    seconds,
+    headers: REV_HEADERS,
+    cpu: PIN ? "0" : undefined,
   });
-  let err = "";
-  proc.stderr.on("data", (d) => {
-    err = (err + d).slice(-2000);
-  });
-  children.push(proc);
-  return { name, proc, err: () => err };
-}
-process.on("exit", () => {
-  for (const c of children) {
-    try {
-      process.kill(-c.pid, "SIGKILL");
-    } catch {}
-  }
-});
-for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => process.exit(130));
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
-async function waitPort(port, child) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.destroy();
-        r(true);
-      });
-      s.on("error", () => r(false));
-    });
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${child.name} did not listen on ${port}: ${child.err()}`);
-}
-
-function cpuTicks(pgid) {
-  const out = spawnSync("sh", ["-c", `cat /proc/[0-9]*/stat 2>/dev/null`]).stdout.toString();
-  let ticks = 0;
-  for (const line of out.split("\n")) {
-    const rest = line.slice(line.lastIndexOf(")") + 2).split(" ");
-    if (Number(rest[2]) === pgid) ticks += Number(rest[11]) + Number(rest[12]);
-  }
-  return ticks;
-}
-const TICK_US = 1e6 / Number(spawnSync("getconf", ["CLK_TCK"]).stdout.toString().trim() || 100);
-
-function toMs(v) {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
-  if (!m) return Number.NaN;
-  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
-}
-function wrk(port, conns, seconds) {
-  const args = [
-    "-t1",
-    `-c${conns}`,
-    `-d${seconds}s`,
-    "--latency",
-    ...REV_HEADERS,
-    `http://127.0.0.1:${port}/`,
-  ];
-  const cmd = PIN ? ["taskset", ["-c", "0", "wrk", ...args]] : ["wrk", args];
-  const out = spawnSync(cmd[0], cmd[1], { encoding: "utf8" }).stdout;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
-  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const pct = (p) => toMs(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? "");
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? "0";
-  return { rps, total, p50: pct(50), p99: pct(99), errors: Number(errors) };
-}
 
 // ---------- 1. warm path ----------
 async function warmPath() {
@@ -134,33 +74,32 @@ async function warmPath() {
   await waitPort(pa, activator);
   await waitPort(ph, proxy);
   const targets = [
-    { name: "direct", port: pb, pgid: backend.proc.pid },
-    { name: "activator", port: pa, pgid: activator.proc.pid },
-    { name: "http-proxy", port: ph, pgid: proxy.proc.pid },
+    { name: "direct", port: pb, pgid: backend.pid },
+    { name: "activator", port: pa, pgid: activator.pid },
+    { name: "http-proxy", port: ph, pgid: proxy.pid },
   ];
-  for (const t of targets) wrk(t.port, 16, 1); // warm-up: JIT, pools
+  for (const t of targets) await wrk(t.port, 16, 1); // warm-up: JIT, pools
   // Rounds interleave the targets so that a burst of load from elsewhere hits all of them; medians reported.
   const runs = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) {
-      const before = cpuTicks(t.pgid);
-      const c64 = wrk(t.port, 64, DUR);
-      const cpuUs = ((cpuTicks(t.pgid) - before) * TICK_US) / Math.max(1, c64.total);
-      const c1 = wrk(t.port, 1, DUR);
+      const before = groupCpuMicros(t.pgid);
+      const c64 = await wrk(t.port, 64, DUR);
+      const cpuUs = (groupCpuMicros(t.pgid) - before) / Math.max(1, c64.requests);
+      const c1 = await wrk(t.port, 1, DUR);
       runs[t.name].push({ c64, c1, cpuUs });
     }
   }
-  const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const res = {};
   for (const [name, rs] of Object.entries(runs)) {
     res[name] = {
-      c64: { rps: med(rs.map((r) => r.c64.rps)), errors: rs.reduce((n, r) => n + r.c64.errors, 0) },
+      c64: { rps: median(rs.map((r) => r.c64.rps)), errors: rs.reduce((n, r) => n + r.c64.non2xx, 0) },
       c1: {
-        p50: med(rs.map((r) => r.c1.p50)),
-        p99: med(rs.map((r) => r.c1.p99)),
-        errors: rs.reduce((n, r) => n + r.c1.errors, 0),
+        p50: median(rs.map((r) => r.c1.p50)),
+        p99: median(rs.map((r) => r.c1.p99)),
+        errors: rs.reduce((n, r) => n + r.c1.non2xx, 0),
       },
-      cpuUs: med(rs.map((r) => r.cpuUs)),
+      cpuUs: median(rs.map((r) => r.cpuUs)),
       ratioRounds: rs.map((r) => r.c64.rps),
     };
   }
@@ -262,11 +201,7 @@ async function activation() {
   return { latencies, order };
 }
 
-const q = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
-const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+const f = (n, d = 2) => fixed(n, d, "n/a");
 const load = spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.trim();
 console.log(
   `activator bench: ${QUICK ? "quick, " : ""}${ROUNDS} round(s), ${DUR}s per wrk run, medians, pinned=${PIN}, load before: ${load}`,
@@ -296,7 +231,7 @@ console.log(
   `\n2. activation latency, backend accepting -> first queued request answered (${act.latencies.length} runs)`,
 );
 console.log(
-  `   p50 ${f(q(act.latencies, 50), 1)} ms  p95 ${f(q(act.latencies, 95), 1)} ms  p99 ${f(q(act.latencies, 99), 1)} ms  max ${f(Math.max(...act.latencies), 1)} ms (targets p95 < 50, p99 < 100; Knative probes every 200 ms)`,
+  `   p50 ${f(quantile(act.latencies, 50), 1)} ms  p95 ${f(quantile(act.latencies, 95), 1)} ms  p99 ${f(quantile(act.latencies, 99), 1)} ms  max ${f(Math.max(...act.latencies), 1)} ms (targets p95 < 50, p99 < 100; Knative probes every 200 ms)`,
 );
 console.log("\n3. 1,000 requests queued across one activation");
 for (const [k, v] of Object.entries(act.order)) {

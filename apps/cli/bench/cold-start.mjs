@@ -6,10 +6,10 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, quantile as pct, sleep } from "@thaw/bench-kit";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, "../../../examples/hello/server.mjs");
@@ -38,15 +38,6 @@ function firstByte(port, host, timeoutMs = 30_000) {
   });
 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** The app alone: spawn it and poll every 2 ms until a request gets an answer. */
 async function baselineOnce() {
   const port = await freePort();
@@ -61,17 +52,13 @@ async function baselineOnce() {
         await firstByte(port, "x", 1000);
         return performance.now() - t0;
       } catch {
-        await new Promise((r) => setTimeout(r, 2));
+        await sleep(2);
       }
     }
     throw new Error("app never answered");
   } finally {
     child.kill("SIGKILL");
   }
-}
-
-function pct(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 const dir = mkdtempSync(join(tmpdir(), "thaw-bench-"));
@@ -95,14 +82,13 @@ writeFileSync(
 
 const baseline = [];
 for (let i = 0; i < N; i++) baseline.push(await baselineOnce());
-baseline.sort((a, b) => a - b);
 const base = pct(baseline, 50);
 
 const up = spawn(process.execPath, [bin, "up", "--config", config], { stdio: ["ignore", "pipe", "pipe"] });
 let out = "";
 up.stdout.on("data", (d) => (out += d));
 up.stderr.on("data", (d) => (out += d));
-for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await new Promise((r) => setTimeout(r, 100));
+for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await sleep(100);
 
 const ttfb = [];
 for (let i = 0; i < N; i++) {
@@ -114,8 +100,7 @@ up.kill("SIGTERM");
 await new Promise((r) => up.once("exit", r));
 rmSync(dir, { recursive: true, force: true });
 
-const overhead = ttfb.map((t) => t - base).sort((a, b) => a - b);
-ttfb.sort((a, b) => a - b);
+const overhead = ttfb.map((t) => t - base);
 const f = (x) => `${x.toFixed(1)} ms`;
 console.log(
   `cold starts: ${N}; app start-up delay ${STARTUP_MS} ms; target-burst-capacity ${TBC}; machine shared with other jobs (noisy)`,

@@ -15,17 +15,19 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, hasCommand, median, runWrk } from "@thaw/bench-kit";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const INFRA = here("../../../infra/nginx/");
 const quick = process.env.THAW_BENCH_QUICK === "1";
-const DURATION = quick ? "2s" : "5s";
+const SECONDS = quick ? 2 : 5;
+const DURATION = `${SECONDS}s`;
 const ROUNDS = quick ? 1 : 2;
 const children = [];
 const cleanups = [];
 
 function need(bin, hint) {
-  if (spawnSync("sh", ["-c", `command -v ${bin}`]).status !== 0) {
+  if (!hasCommand(bin)) {
     console.error(`bench: ${bin} is not installed: ${hint}`);
     process.exit(1);
   }
@@ -147,13 +149,6 @@ async function startNginx(dir, conf) {
   await new Promise((r) => setTimeout(r, 300));
 }
 
-async function freePort() {
-  const s = http.createServer();
-  const p = await listen(s);
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
 function directConf(port, backendPort, variable) {
   const pass = variable
     ? "set $b 127.0.0.1:" + backendPort + "; proxy_pass http://$b;"
@@ -165,29 +160,14 @@ http { access_log off; client_body_temp_path tmp/body; proxy_temp_path tmp/proxy
     location / { ${pass} proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; } } }`;
 }
 
-function toMs(v) {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
-  if (!m) return Number.NaN;
-  const n = Number(m[1]);
-  return m[2] === "us" ? n / 1000 : m[2] === "ms" ? n : n * 1000;
-}
-
-function wrk(port, conns) {
-  const threads = conns === 1 ? 1 : 2;
-  const args = [
-    `-t${threads}`,
-    `-c${conns}`,
-    `-d${DURATION}`,
-    "--latency",
-    "-H",
-    "Host: hello.localhost",
-    `http://127.0.0.1:${port}/`,
-  ];
-  const out = spawnSync("wrk", args, { encoding: "utf8" }).stdout;
-  const p = (q) => toMs((new RegExp(`^\\s+${q}%\\s+(\\S+)`, "m").exec(out) ?? [])[1] ?? "");
-  const rps = Number((/Requests\/sec:\s+([\d.]+)/.exec(out) ?? [])[1]);
-  const non2xx = Number((/Non-2xx or 3xx responses:\s+(\d+)/.exec(out) ?? [0, 0])[1]);
-  return { p50: p(50), p99: p(99), rps, non2xx };
+function wrk(port, conns, seconds = SECONDS) {
+  return runWrk({
+    url: `http://127.0.0.1:${port}/`,
+    connections: conns,
+    seconds,
+    threads: conns === 1 ? 1 : 2,
+    headers: { Host: "hello.localhost" },
+  });
 }
 
 const fmt = (ms) => `${(ms * 1000).toFixed(0)} us`;
@@ -238,7 +218,7 @@ async function main() {
   await startNginx(nginxPrefix(), directConf(pDirectVar, backendPort, true));
 
   // warm the revision (one activation), then measure with the activator counter frozen
-  spawnSync("wrk", ["-t1", "-c4", "-d1s", "-H", "Host: hello.localhost", `http://127.0.0.1:${pHook}/`]);
+  await wrk(pHook, 4, 1);
   const activationsBefore = activator.counts.activate;
 
   const scenarios = [
@@ -251,7 +231,7 @@ async function main() {
   for (const conns of [1, 64]) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, port] of scenarios) {
-        const r = wrk(port, conns);
+        const r = await wrk(port, conns);
         const k = `${conns}|${name}`;
         results[k] ??= [];
         results[k].push(r);
@@ -273,11 +253,7 @@ async function main() {
     const h = `${conns}|${scenarios[2][0]}`;
     const hs = `${conns}|${scenarios[3][0]}`;
     // median over rounds (the mean of the middle two for an even count)
-    const med = (k, f) => {
-      const xs = results[k].map(f).sort((a, b) => a - b);
-      const m = xs.length >> 1;
-      return xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2;
-    };
+    const med = (k, f) => median(results[k].map(f));
     if (conns === 1) {
       for (const q of ["p50", "p99"]) {
         const target = q === "p50" ? "< 200 us" : "< 1000 us";
@@ -346,9 +322,8 @@ async function decisionBench() {
   for (let i = 0; i < 3; i++) {
     runs.push({ base: time(baseline), dec: time((r, n) => hook.tryDecide(r, n)) });
   }
-  const med = (xs) => xs.sort((a, b) => a - b)[1];
-  const base = med(runs.map((r) => r.base));
-  const dec = med(runs.map((r) => r.dec));
+  const base = median(runs.map((r) => r.base));
+  const dec = median(runs.map((r) => r.dec));
   console.log(`\nin-process warm decision (IngressHook.tryDecide, ${N} iterations x 3, median):`);
   console.log(
     `  decision ${dec.toFixed(0)} ns/request, baseline loop ${base.toFixed(1)} ns/request, ratio ${(dec / base).toFixed(1)}x (target < 2000 ns)`,
@@ -377,9 +352,8 @@ async function middlewareBench(hook) {
   };
   const runs = [];
   for (let i = 0; i < 3; i++) runs.push({ plain: await time(plain), gated: await time(gated) });
-  const med = (xs) => xs.sort((a, b) => a - b)[1];
-  const p = med(runs.map((r) => r.plain));
-  const g = med(runs.map((r) => r.gated));
+  const p = median(runs.map((r) => r.plain));
+  const g = median(runs.map((r) => r.gated));
   console.log(`\nthawIngress middleware in a Hono app (app.fetch, ${N} requests x 3, median):`);
   console.log(
     `  with ${(g / 1000).toFixed(2)} us/request, without ${(p / 1000).toFixed(2)} us/request, added ${((g - p) / 1000).toFixed(2)} us`,

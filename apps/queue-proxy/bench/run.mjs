@@ -9,14 +9,26 @@
 //
 // Needs wrk, nginx and taskset (apt-get install -y wrk nginx-light). Only loopback is used; every
 // server runs in its own process group and is killed by PID at the end.
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import {
+  canConnect,
+  canPin,
+  fixed as f,
+  groupCpuMicros,
+  killAllGroups,
+  killGroup,
+  median,
+  runWrk,
+  sleep,
+  startGroup,
+  waitPort,
+} from "@thaw/bench-kit";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const QP = join(HERE, "..", "dist", "main.js");
@@ -41,8 +53,10 @@ const RUNS = Number(opt.runs);
 const ROUNDS = Number(opt.rounds);
 const DUR = Number(opt.duration);
 const BASE = Number(opt["base-port"]);
-const PIN = !opt["no-pin"] && cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const PIN = !opt["no-pin"] && canPin();
+// wrk on CPU 0, backend and proxies on CPU 1 when pinned.
+const WRK_CPU = PIN ? "0" : undefined;
+const SERVER_CPU = PIN ? "1" : undefined;
 
 for (const tool of ["wrk", "nginx"]) {
   if (spawnSync("sh", ["-c", `command -v ${tool} || test -x /usr/sbin/${tool}`]).status !== 0) {
@@ -53,58 +67,12 @@ for (const tool of ["wrk", "nginx"]) {
 
 // ---------- servers ----------
 const work = mkdtempSync(join(tmpdir(), "thaw-qp-bench-"));
-const children = [];
-function start(name, cmd, args, env = {}) {
-  const full = PIN ? ["taskset", ["-c", "1", cmd, ...args]] : [cmd, args];
-  const proc = spawn(full[0], full[1], {
-    env: { ...process.env, ...env },
-    detached: true, // own process group: CPU is summed over it, and it is killed as a group
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => {
-    err = (err + d).slice(-2000);
-  });
-  const child = { name, proc, err: () => err };
-  children.push(child);
-  return child;
-}
-function stopAll() {
-  for (const c of children) {
-    try {
-      process.kill(-c.proc.pid, "SIGKILL");
-    } catch {}
-  }
+// Servers run in their own process groups (startGroup); at exit they are killed, then the scratch folder goes.
+process.on("exit", () => {
+  killAllGroups();
   rmSync(work, { recursive: true, force: true });
-}
-process.on("exit", stopAll);
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
-
-async function waitPort(port, name) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.destroy();
-        r(true);
-      });
-      s.on("error", () => r(false));
-    });
-    if (ok) return;
-    await sleep(100);
-  }
-  const c = children.find((x) => x.name === name);
-  throw new Error(`${name} did not listen on ${port}: ${c?.err() ?? ""}`);
-}
-
-async function portFree(port) {
-  return new Promise((r) => {
-    const s = net.connect(port, "127.0.0.1", () => {
-      s.destroy();
-      r(false);
-    });
-    s.on("error", () => r(true));
-  });
-}
+});
+const start = (name, cmd, args, env = {}) => startGroup(name, cmd, args, { env, cpu: SERVER_CPU });
 
 const qpEnv = (userPort, port, cc, metrics) => ({
   CONTAINER_CONCURRENCY: String(cc),
@@ -171,7 +139,7 @@ const TARGETS = [
 
 async function startServers() {
   for (const t of TARGETS)
-    if (!(await portFree(t.port))) throw new Error(`port ${t.port} is busy (${t.name})`);
+    if (await canConnect(t.port)) throw new Error(`port ${t.port} is busy (${t.name})`);
   const node = process.execPath;
   for (const t of TARGETS) {
     if (t.name === "direct") t.child = start(t.name, node, [join(HERE, "servers", "backend.mjs"), String(B)]);
@@ -181,25 +149,11 @@ async function startServers() {
     else if (t.name === "undici")
       t.child = start(t.name, node, [join(HERE, "servers", "undici-proxy.mjs"), String(t.port), String(B)]);
     else if (t.name === "nginx") t.child = start(t.name, "nginx", nginxConf(t.port, B));
-    await waitPort(t.port, t.name);
+    await waitPort(t.port, t.child);
   }
 }
 
 // ---------- measuring ----------
-function groupCpuTicks(pgid) {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]); // utime + stime
-    } catch {}
-  }
-  return ticks;
-}
-const TICK_US = 1e6 / Number(spawnSync("getconf", ["CLK_TCK"]).stdout.toString().trim() || 100);
-
 function rssKb(pid) {
   // The queue-proxy is the leader's child when pinned through taskset (exec keeps the PID).
   try {
@@ -210,48 +164,16 @@ function rssKb(pid) {
   }
 }
 
-function toMs(v) {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
-  if (!m) return Number.NaN;
-  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
-}
-
 function wrk(port, conns, seconds) {
-  const args = ["-t1", `-c${conns}`, `-d${seconds}s`, "--latency", `http://127.0.0.1:${port}/`];
-  const cmd = PIN ? ["taskset", ["-c", "0", "wrk", ...args]] : ["wrk", args];
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd[0], cmd[1], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-    });
-    const killer = setTimeout(() => p.kill("SIGKILL"), (seconds + 15) * 1000);
-    p.on("exit", () => {
-      clearTimeout(killer);
-      const num = (re) => Number(re.exec(out)?.[1] ?? Number.NaN);
-      const requests = num(/(\d+) requests in/);
-      const errors = num(/Non-2xx or 3xx responses: (\d+)/) || 0;
-      const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      const sockErrors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-      if (!Number.isFinite(requests)) reject(new Error(`wrk failed: ${out}`));
-      resolve({
-        requests,
-        rps: num(/Requests\/sec:\s+([\d.]+)/),
-        mean: toMs(/Latency\s+(\S+)/.exec(out)?.[1] ?? ""),
-        p50: toMs(/ 50%\s+(\S+)/.exec(out)?.[1] ?? ""),
-        p99: toMs(/ 99%\s+(\S+)/.exec(out)?.[1] ?? ""),
-        errors: errors + sockErrors,
-      });
-    });
-  });
+  return runWrk({ url: `http://127.0.0.1:${port}/`, connections: conns, seconds, cpu: WRK_CPU });
 }
 
 async function measure(t, conns, seconds) {
-  const pgid = t.child.proc.pid;
-  const c0 = groupCpuTicks(pgid);
+  const pgid = t.child.pid;
+  const c0 = groupCpuMicros(pgid);
   const r = await wrk(t.port, conns, seconds);
-  const c1 = groupCpuTicks(pgid);
-  return { ...r, cpuPerReqUs: t.name === "direct" ? Number.NaN : ((c1 - c0) * TICK_US) / r.requests };
+  const c1 = groupCpuMicros(pgid);
+  return { ...r, cpuPerReqUs: t.name === "direct" ? Number.NaN : (c1 - c0) / r.requests };
 }
 
 /** Arrival order through CC=10: 100 requests started 1 ms apart on their own connections, backend
@@ -266,7 +188,7 @@ async function arrivalOrder(target) {
   await new Promise((r) => app.listen(0, "127.0.0.1", r));
   const port = B + 20;
   const qp = start("qp-order", process.execPath, QP_ARGS, qpEnv(app.address().port, port, target, false));
-  await waitPort(port, "qp-order");
+  await waitPort(port, qp);
   const sends = [];
   const failures = [];
   for (let i = 0; i < 100; i++) {
@@ -286,9 +208,7 @@ async function arrivalOrder(target) {
     await sleep(1);
   }
   await Promise.all(sends);
-  try {
-    process.kill(-qp.proc.pid, "SIGKILL");
-  } catch {}
+  killGroup(qp);
   await new Promise((r) => app.close(r));
   let inversions = 0;
   for (let i = 1; i < seen.length; i++) if (seen[i] < seen[i - 1]) inversions++;
@@ -296,13 +216,6 @@ async function arrivalOrder(target) {
 }
 
 // ---------- reporting ----------
-const median = (xs) => {
-  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return Number.NaN;
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-};
-const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
-
 async function oneRun(runIndex) {
   const rows = {}; // `${target}@${conns}` -> [{...round}]
   for (let round = 0; round < ROUNDS; round++) {
@@ -327,10 +240,10 @@ async function oneRun(runIndex) {
     console.error(`run ${runIndex + 1} round ${round + 1}/${ROUNDS} done`);
   }
   const qp0 = TARGETS.find((t) => t.name === "qp-cc0");
-  const rssIdleKb = rssKb(qp0.child.proc.pid); // after the rounds, between loads
+  const rssIdleKb = rssKb(qp0.child.pid); // after the rounds, between loads
   let rss256Kb = 0;
   const sampler = setInterval(() => {
-    rss256Kb = Math.max(rss256Kb, rssKb(qp0.child.proc.pid));
+    rss256Kb = Math.max(rss256Kb, rssKb(qp0.child.pid));
   }, 100);
   const load256 = await measure(qp0, 256, DUR);
   clearInterval(sampler);
@@ -388,7 +301,7 @@ const machine = `${cpus().length} CPUs (${cpus()[0]?.model}), node ${process.ver
 console.log(
   `queue-proxy bench: ${RUNS} run(s) x ${ROUNDS} interleaved round(s) x ${DUR}s per measurement; ${machine}`,
 );
-const rssStartMb = rssKb(TARGETS.find((t) => t.name === "qp-cc0").child.proc.pid) / 1024;
+const rssStartMb = rssKb(TARGETS.find((t) => t.name === "qp-cc0").child.pid) / 1024;
 console.log(`RSS qp-cc0 right after start: ${f(rssStartMb, 1)} MB`);
 // Warm-up: JIT and connection pools.
 for (const t of TARGETS) await wrk(t.port, 64, 1);

@@ -1,0 +1,7 @@
+// The helpers the app benchmarks (apps/*/bench) share; plain ESM, Node only, no dependencies.
+export { groupCpuMicros, groupCpuTicks, microsPerTick } from "./cpu.mjs";
+export { canPin, hasCommand, killAllGroups, killGroup, startGroup } from "./groups.mjs";
+export { canConnect, freePort, waitPort } from "./ports.mjs";
+export { sleep } from "./sleep.mjs";
+export { fixed, median, quantile } from "./stats.mjs";
+export { parseWrk, runWrk, toMs, wrkArgs } from "./wrk.mjs";
