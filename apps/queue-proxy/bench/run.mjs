@@ -327,9 +327,16 @@ const errorsTotal = runs.reduce(
   (a, r) => a + Object.values(r.summary).reduce((b, s) => b + s.errors, 0) + r.load256.errors,
   0,
 );
+// The 48 us goal was set when ../shared/reference/perf.md measured the minimal undici proxy at 50.0 us and
+// Knative's queue-proxy at 50.9 us on this machine; CPU per request moves with the host, so the same goal
+// is also checked against the undici proxy measured in the same run (48 / 50.0 = 0.96x).
+const cpuVsUndici = median(
+  runs.map((r) => r.summary["qp-cc0@64"].cpuPerReqUs / r.summary["undici@64"].cpuPerReqUs),
+);
 const checks = [
   ["c=64 throughput vs node-http-proxy", M("qp-cc0@64", "xHttpProxy"), ">=", 1.35],
   ["c=64 proxy CPU per request (us)", M("qp-cc0@64", "cpuPerReqUs"), "<=", 48],
+  ["c=64 proxy CPU vs undici proxy, same run", cpuVsUndici, "<=", 0.96],
   ["c=1 added p50 (ms)", M("qp-cc0@1", "addP50"), "<=", 0.08],
   ["c=1 added p99 (ms)", M("qp-cc0@1", "addP99"), "<=", 0.6],
   ["CC=100 throughput vs CC=0 (c=64)", M("qp-cc100@64", "xCc0"), ">=", 0.95],
