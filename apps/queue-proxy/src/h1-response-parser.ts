@@ -81,29 +81,19 @@ export class H1ResponseParser {
         case HEAD:
           at = this.readHead(chunk, at);
           break;
-        case LENGTH: {
-          const n = Math.min(this.remaining, chunk.length - at);
-          this.remaining -= n;
-          const piece = at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n);
-          at += n;
-          this.events.body(piece);
+        case LENGTH:
+          at = this.deliver(chunk, at);
           if (this.remaining === 0) this.finish();
           break;
-        }
         case CHUNK_SIZE:
         case TRAILERS:
         case CHUNK_END:
           at = this.readLine(chunk, at);
           break;
-        case CHUNK_DATA: {
-          const n = Math.min(this.remaining, chunk.length - at);
-          this.remaining -= n;
-          const piece = chunk.subarray(at, at + n);
-          at += n;
-          this.events.body(piece);
+        case CHUNK_DATA:
+          at = this.deliver(chunk, at);
           if (this.remaining === 0) this.state = CHUNK_END;
           break;
-        }
         case UNTIL_CLOSE:
           this.events.body(at === 0 ? chunk : chunk.subarray(at));
           at = chunk.length;
@@ -122,6 +112,14 @@ export class H1ResponseParser {
       return;
     }
     if (this.state !== DONE) throw new UpstreamProtocolError("connection closed before the response ended");
+  }
+
+  /** Hands on up to `remaining` body bytes of `chunk` from `at`; returns where reading goes on. */
+  private deliver(chunk: Buffer, at: number): number {
+    const n = Math.min(this.remaining, chunk.length - at);
+    this.remaining -= n;
+    this.events.body(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+    return at + n;
   }
 
   private finish(): void {

@@ -4,27 +4,9 @@ import { ManualClock } from "@thaw/clock/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendProber, type BackendProberOptions } from "./backend-prober.js";
 import type { FetchLike, MeshMode } from "./probe.js";
-
-/** How a fake host answers a probe. */
-type Answer = "up" | "down" | "mesh" | "404" | "wrong-body";
+import { type FakeAnswer as Answer, fakeFetch } from "./test-support/fake-fetch.js";
 
 const CIP = "rev-private.ns:8012";
-
-/** A fake network: each host answers as `state` says at the time of the probe; unknown hosts refuse. */
-function fakeFetch(state: Map<string, Answer>) {
-  const calls: string[] = [];
-  const fetch: FetchLike = async (url) => {
-    const host = new URL(url).host;
-    calls.push(host);
-    const s = state.get(host) ?? "down";
-    if (s === "down") throw new TypeError("connection refused");
-    if (s === "mesh") return new Response("", { status: 503 });
-    if (s === "404") return new Response("not found", { status: 404 });
-    if (s === "wrong-body") return new Response("hello", { status: 200 });
-    return new Response("queue", { status: 200 });
-  };
-  return { fetch, calls };
-}
 
 function setup(state: Map<string, Answer>, extra: Partial<BackendProberOptions> = {}) {
   const clock = new ManualClock(0);

@@ -4,25 +4,12 @@ import { ManualClock } from "@thaw/clock/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendProber } from "./backend-prober.js";
 import type { FetchLike } from "./probe.js";
-
-/** A fake network: each host answers as `state` says at the time of the probe. */
-function fakeFetch(state: Map<string, "up" | "down" | "mesh">) {
-  const calls: string[] = [];
-  const fetch: FetchLike = async (url) => {
-    const host = new URL(url).host;
-    calls.push(host);
-    const s = state.get(host) ?? "down";
-    if (s === "down") throw new TypeError("connection refused");
-    if (s === "mesh") return new Response("", { status: 503 });
-    return new Response("queue", { status: 200 });
-  };
-  return { fetch, calls };
-}
+import { type FakeAnswer, fakeFetch } from "./test-support/fake-fetch.js";
 
 describe("BackendProber", () => {
   it("re-probes every 200 ms until a not-ready pod answers, then stops", async () => {
     const clock = new ManualClock(0);
-    const state = new Map<string, "up" | "down" | "mesh">([["p1:8012", "down"]]);
+    const state = new Map<string, FakeAnswer>([["p1:8012", "down"]]);
     const { fetch, calls } = fakeFetch(state);
     const seen: string[][] = [];
     const prober = new BackendProber({ fetch, clock, onHealthy: (d) => seen.push(d) });
@@ -42,7 +29,7 @@ describe("BackendProber", () => {
 
   it("probeNow runs a round at once and the activating interval is used while waking", async () => {
     const clock = new ManualClock(0);
-    const state = new Map<string, "up" | "down" | "mesh">();
+    const state = new Map<string, FakeAnswer>();
     const { fetch, calls } = fakeFetch(state);
     const prober = new BackendProber({ fetch, clock, onHealthy: () => {}, activatingIntervalMs: 25 });
     prober.setActivating(true);
@@ -56,7 +43,7 @@ describe("BackendProber", () => {
 
   it("drops a pod that goes from ready to not ready and probes it again", async () => {
     const clock = new ManualClock(0);
-    const state = new Map<string, "up" | "down" | "mesh">([["a:1", "up"]]);
+    const state = new Map<string, FakeAnswer>([["a:1", "up"]]);
     const { fetch } = fakeFetch(state);
     const seen: string[][] = [];
     const prober = new BackendProber({ fetch, clock, onHealthy: (d) => seen.push(d) });
@@ -68,7 +55,7 @@ describe("BackendProber", () => {
 
   it("without the probe optimisation only ready endpoints count", async () => {
     const clock = new ManualClock(0);
-    const state = new Map<string, "up" | "down" | "mesh">([
+    const state = new Map<string, FakeAnswer>([
       ["a:1", "up"],
       ["b:1", "up"],
     ]);
