@@ -3,8 +3,8 @@ import { fileURLToPath } from "node:url";
 import { type RunningActivator, readConfig, startActivator } from "@thaw/activator/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HookService, startIngressHook } from "../src/node/service.js";
-import { httpGet, waitForHttp } from "./support/http-get.js";
-import { freePort, type NginxProcess, requireNginx, startNginx } from "./support/nginx-process.js";
+import { httpGet } from "./support/http-get.js";
+import { freePort, type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
 
 // The same chain as nginx.test.ts, with the real @thaw/activator (Node) instead of the fake: its local
 // coordinator probes the pods (K-Network-Probe: queue) and pokes a scaler that starts a slow backend.
@@ -75,12 +75,7 @@ beforeAll(async () => {
     },
   });
   await watching;
-  port = await freePort();
-  nginx = startNginx("nginx.conf", {
-    "127.0.0.1:8080": `127.0.0.1:${port}`,
-    "127.0.0.1:8090": `127.0.0.1:${hook.port}`,
-  });
-  await waitForHttp(port);
+  ({ nginx, port } = await startNginxForHook(hook.port));
 }, 30_000);
 
 afterAll(async () => {

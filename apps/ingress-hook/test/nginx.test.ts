@@ -3,8 +3,8 @@ import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HookService, startIngressHook } from "../src/node/service.js";
 import { FakeActivator } from "./support/fake-activator.js";
-import { httpGet, waitForHttp } from "./support/http-get.js";
-import { freePort, type NginxProcess, requireNginx, startNginx } from "./support/nginx-process.js";
+import { httpGet } from "./support/http-get.js";
+import { type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
 
 // A real Debian nginx (user-space, loopback ports) running infra/nginx/nginx.conf, the hook service, a
 // fake-but-real activator speaking CONTRACTS.md, and backends that start listening only once activated.
@@ -46,12 +46,7 @@ beforeAll(async () => {
     },
   });
   await watching;
-  port = await freePort();
-  nginx = startNginx("nginx.conf", {
-    "127.0.0.1:8080": `127.0.0.1:${port}`,
-    "127.0.0.1:8090": `127.0.0.1:${hook.port}`,
-  });
-  await waitForHttp(port);
+  ({ nginx, port } = await startNginxForHook(hook.port));
 }, 30_000);
 
 afterAll(async () => {

@@ -12,6 +12,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { waitForHttp } from "./http-get.js";
 
 /** The repository's infra/nginx folder. */
 export const INFRA_NGINX = fileURLToPath(new URL("../../../../infra/nginx/", import.meta.url));
@@ -96,4 +97,18 @@ export function startNginx(confName: string, replace: Record<string, string>): N
         child.kill("SIGTERM");
       }),
   };
+}
+
+/**
+ * infra/nginx/nginx.conf on a free loopback port, asking the hook on `hookPort`; resolves once nginx
+ * answers HTTP.
+ */
+export async function startNginxForHook(hookPort: number): Promise<{ nginx: NginxProcess; port: number }> {
+  const port = await freePort();
+  const nginx = startNginx("nginx.conf", {
+    "127.0.0.1:8080": `127.0.0.1:${port}`,
+    "127.0.0.1:8090": `127.0.0.1:${hookPort}`,
+  });
+  await waitForHttp(port);
+  return { nginx, port };
 }
