@@ -51,33 +51,40 @@ async function backend(...args: Parameters<typeof startBackend>): Promise<Backen
   return b;
 }
 
-describe("Node activator against real loopback backends", () => {
-  it("cold start: 200 concurrent requests all answered 200, none lost", async () => {
-    const endpoints = new StaticEndpointSource();
-    let pokes = 0;
-    const a = await activator(
-      [],
-      {},
-      {
-        endpoints,
-        scaler: {
-          poke() {
-            pokes++;
-            // The "pod" takes 300 ms to start, then the endpoint source lists it.
-            setTimeout(async () => {
-              const b = await backend();
-              started.resolve(b);
-              endpoints.set(KEY, [b.addr]);
-            }, 300);
-          },
+/**
+ * An activator for a revision at zero whose scaler "starts a pod" `delayMs` after each poke: a new loopback
+ * backend, then listed as the revision's endpoint. `started` resolves with the first such backend.
+ */
+async function activatorStartingPods(delayMs: number) {
+  const endpoints = new StaticEndpointSource();
+  let pokes = 0;
+  let resolveStarted: (b: Backend) => void = () => {};
+  const started = new Promise<Backend>((r) => {
+    resolveStarted = r;
+  });
+  const a = await activator(
+    [],
+    {},
+    {
+      endpoints,
+      scaler: {
+        poke() {
+          pokes++;
+          setTimeout(async () => {
+            const b = await backend();
+            resolveStarted(b);
+            endpoints.set(KEY, [b.addr]);
+          }, delayMs);
         },
       },
-    );
-    let resolveStarted: (b: Backend) => void = () => {};
-    const started = {
-      promise: new Promise<Backend>((r) => (resolveStarted = r)),
-      resolve: (b: Backend) => resolveStarted(b),
-    };
+    },
+  );
+  return { a, started, pokes: () => pokes };
+}
+
+describe("Node activator against real loopback backends", () => {
+  it("cold start: 200 concurrent requests all answered 200, none lost", async () => {
+    const { a, started, pokes } = await activatorStartingPods(300);
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         fetch(`http://127.0.0.1:${a.port}/r/${i}`, { headers: REV }).then(async (r) => ({
@@ -87,13 +94,13 @@ describe("Node activator against real loopback backends", () => {
         })),
       ),
     );
-    const b = await started.promise;
+    const b = await started;
     expect(results.filter((r) => r.status === 200)).toHaveLength(200);
     expect(new Set(results.map((r) => r.body)).size).toBe(200);
     expect(b.seen).toHaveLength(200);
     expect(b.seen[0]?.headers["k-proxy-request"]).toBe("activator");
     expect(b.seen[0]?.headers["knative-serving-revision"]).toBeUndefined();
-    expect(pokes).toBe(1);
+    expect(pokes()).toBe(1);
     expect(results[0]?.timing).toMatch(/^queued;dur=\d+, scale;dur=\d+, ready;dur=\d+, upstream;dur=\d+$/);
     const t = a.telemetry.snapshot();
     expect(t.coldStarts).toBe(1);
@@ -258,21 +265,7 @@ describe("Node activator against real loopback backends", () => {
 
 describe("/v1 API on the Node activator", () => {
   it("20 concurrent /v1/activate calls share one activation; /v1/watch sees the pod arrive", async () => {
-    const endpoints = new StaticEndpointSource();
-    let pokes = 0;
-    const a = await activator(
-      [],
-      {},
-      {
-        endpoints,
-        scaler: {
-          poke() {
-            pokes++;
-            setTimeout(async () => endpoints.set(KEY, [(await backend()).addr]), 200);
-          },
-        },
-      },
-    );
+    const { a, pokes } = await activatorStartingPods(200);
     const watch = await fetch(`http://127.0.0.1:${a.port}/v1/watch`);
     const reader = watch.body!.getReader();
     const dec = new TextDecoder();
@@ -293,7 +286,7 @@ describe("/v1 API on the Node activator", () => {
       ),
     );
     expect(calls.map((c) => c.status)).toEqual(Array(20).fill(200));
-    expect(pokes).toBe(1);
+    expect(pokes()).toBe(1);
     expect(calls[0]!.body.coldStart).toBe(true);
     expect(calls[0]!.body.endpoints).toHaveLength(1);
     expect(calls[0]!.body.waitedMs).toBeGreaterThanOrEqual(150);
