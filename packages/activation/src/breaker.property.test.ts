@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Breaker } from "./breaker.js";
 import { QueueFullError } from "./errors.js";
+import { Callers, settle } from "./test-support/callers.js";
 
 type Op =
   | { kind: "acquire"; cancellable: boolean }
@@ -17,16 +18,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("capacity" as const), value: fc.integer({ min: 0, max: MAX }) }),
 );
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-}
-
-interface Caller {
-  id: number;
-  state: "waiting" | "running" | "done" | "rejected";
-  ac: AbortController | undefined;
-}
-
 describe("Breaker under random interleavings", () => {
   it("never runs more than its capacity allows, never loses or reorders a waiter", async () => {
     await fc.assert(
@@ -35,47 +26,33 @@ describe("Breaker under random interleavings", () => {
         fc.integer({ min: 0, max: MAX }),
         async (ops, initial) => {
           const b = new Breaker({ queueDepth: 6, maxConcurrency: MAX, initialCapacity: initial });
-          const callers: Caller[] = [];
-          const admittedOrder: number[] = [];
+          const callers = new Callers<void>();
           // Work admitted before a capacity cut may keep running; nothing new may start above the limit.
           let overflow = 0;
           for (const op of ops) {
             if (op.kind === "acquire") {
-              const c: Caller = {
-                id: callers.length,
-                state: "waiting",
-                ac: op.cancellable ? new AbortController() : undefined,
-              };
-              callers.push(c);
-              b.acquire(c.ac?.signal).then(
-                () => {
-                  c.state = "running";
-                  admittedOrder.push(c.id);
-                },
-                (err: unknown) => {
+              callers.start(
+                op.cancellable,
+                (signal) => b.acquire(signal),
+                (err) => {
                   if (!(err instanceof Error)) throw err;
                   if (err instanceof QueueFullError) expect(b.inFlight).toBeGreaterThanOrEqual(6 + MAX);
-                  c.state = "rejected";
                 },
               );
             } else if (op.kind === "release") {
-              const running = callers.filter((c) => c.state === "running");
-              const c = running[op.pick % Math.max(1, running.length)];
-              if (c) {
-                c.state = "done";
+              if (callers.finish(op.pick)) {
                 b.release();
                 if (overflow > 0) overflow--;
               }
             } else if (op.kind === "cancel") {
-              const waiting = callers.filter((c) => c.state === "waiting" && c.ac);
-              waiting[op.pick % Math.max(1, waiting.length)]?.ac?.abort();
+              callers.cancel(op.pick);
             } else {
               b.updateConcurrency(op.value);
               overflow = Math.max(0, b.executing - op.value);
             }
-            await settle();
-            const running = callers.filter((c) => c.state === "running").length;
-            const waiting = callers.filter((c) => c.state === "waiting").length;
+            await settle(5);
+            const running = callers.running.length;
+            const waiting = callers.waitingCount;
             expect(running).toBe(b.executing);
             expect(running).toBeLessThanOrEqual(b.capacity + overflow);
             // Nobody waits while a token is free: a waiter is never lost.
@@ -84,7 +61,7 @@ describe("Breaker under random interleavings", () => {
             expect(b.inFlight).toBe(running + waiting);
           }
           // Admissions happen in arrival order among the callers that were admitted.
-          expect(admittedOrder).toEqual([...admittedOrder].sort((x, y) => x - y));
+          expect(callers.admitted).toEqual([...callers.admitted].sort((x, y) => x - y));
         },
       ),
       { numRuns: 300 },

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PodTracker } from "./pod-tracker.js";
 import { RevisionThrottler } from "./revision-throttler.js";
+import { Callers, settle } from "./test-support/callers.js";
 
 type Op =
   | { kind: "acquire"; cancellable: boolean }
@@ -18,58 +19,26 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("dests" as const), mask: fc.nat(7) }) },
 );
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-}
-
-interface Caller {
-  id: number;
-  state: "waiting" | "running" | "done" | "rejected";
-  ac: AbortController | undefined;
-  tracker?: PodTracker;
-}
-
 describe("RevisionThrottler under random interleavings", () => {
   it("keeps pods within CC, never strands a waiter while a pod has room, admits in arrival order", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => {
         const rt = new RevisionThrottler({ containerConcurrency: CC, queueLimit: 1000 });
-        const callers: Caller[] = [];
-        const admitted: number[] = [];
+        const callers = new Callers<PodTracker>();
         for (const op of ops) {
           if (op.kind === "acquire") {
-            const c: Caller = {
-              id: callers.length,
-              state: "waiting",
-              ac: op.cancellable ? new AbortController() : undefined,
-            };
-            callers.push(c);
-            rt.acquire(c.ac?.signal).then(
-              (t) => {
-                c.state = "running";
-                c.tracker = t;
-                admitted.push(c.id);
-              },
-              () => {
-                c.state = "rejected";
-              },
-            );
+            callers.start(op.cancellable, (signal) => rt.acquire(signal));
           } else if (op.kind === "release") {
-            const running = callers.filter((c) => c.state === "running");
-            const c = running[op.pick % Math.max(1, running.length)];
-            if (c?.tracker) {
-              c.state = "done";
-              rt.release(c.tracker);
-            }
+            const c = callers.finish(op.pick);
+            if (c?.lease) rt.release(c.lease);
           } else if (op.kind === "cancel") {
-            const waiting = callers.filter((c) => c.state === "waiting" && c.ac);
-            waiting[op.pick % Math.max(1, waiting.length)]?.ac?.abort();
+            callers.cancel(op.pick);
           } else {
             rt.updateDestinations(PODS.filter((_, i) => op.mask & (1 << i)));
           }
-          await settle();
-          const running = callers.filter((c) => c.state === "running");
-          const waiting = callers.filter((c) => c.state === "waiting").length;
+          await settle(10);
+          const running = callers.running;
+          const waiting = callers.waitingCount;
           for (const t of rt.podTrackers) expect(t.inFlight).toBeLessThanOrEqual(CC);
           expect(waiting).toBe(rt.waiting);
           expect(rt.inFlight).toBe(running.length + waiting);
@@ -78,7 +47,7 @@ describe("RevisionThrottler under random interleavings", () => {
             expect(podHasRoom && running.length < rt.capacity).toBe(false);
           }
         }
-        expect(admitted).toEqual([...admitted].sort((x, y) => x - y));
+        expect(callers.admitted).toEqual([...callers.admitted].sort((x, y) => x - y));
       }),
       { numRuns: 300 },
     );
