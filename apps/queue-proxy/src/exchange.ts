@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
-import type { Admission, StatsSink, UpstreamSink } from "./ports.js";
+import type { Admission, Downstream, StatsSink, UpstreamSink } from "./ports.js";
 import type { Timed, TimeoutSweeper } from "./timeouts.js";
 import { WaitSignal } from "./wait-signal.js";
 
@@ -47,15 +46,17 @@ export class Exchange implements Timed, UpstreamSink {
 
   constructor(
     readonly ctx: ExchangeContext,
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
+    /** The client side: request line and body, and where the response goes. */
+    readonly client: Downstream,
+    /** The request fields for the app (hop-by-hop removed, K-Original-Host restored). */
     readonly headers: string[],
     readonly hasBody: boolean,
     /** The body's length is given by Content-Length (else it is chunked). */
     readonly sized: boolean,
   ) {
     this.startedAt = ctx.now();
-    res.on("close", this.onClientClose);
+    client.onClose = this.onClientClose;
+    client.onDrain = this.onDrain;
   }
 
   /** Runs the request: breaker (unless `bypass`), then the upstream call. */
@@ -99,19 +100,14 @@ export class Exchange implements Timed, UpstreamSink {
   }
 
   private dispatch(): void {
-    const { req } = this;
-    if (req.httpVersionMajor === 2 && this.ctx.h2) {
-      this.ctx.h2.dispatch(this.headers, this.hasBody ? req : null, this);
+    const { client } = this;
+    const body = this.hasBody ? client.body : null;
+    if (client.http2 && this.ctx.h2) {
+      this.ctx.h2.dispatch(this.headers, body, this);
       return;
     }
     this.ctx.upstream.dispatch(
-      {
-        path: req.url ?? "/",
-        method: req.method ?? "GET",
-        headers: this.headers,
-        body: this.hasBody ? req : null,
-        sized: this.sized,
-      },
+      { path: client.target, method: client.method, headers: this.headers, body, sized: this.sized },
       this,
     );
   }
@@ -123,15 +119,18 @@ export class Exchange implements Timed, UpstreamSink {
   }
 
   private reply(status: number, body: string): void {
-    const { res } = this;
-    if (!res.headersSent) {
-      res.writeHead(status, {
-        "content-type": "text/plain; charset=utf-8",
-        "x-content-type-options": "nosniff",
-        "content-length": Buffer.byteLength(body),
-      });
+    const { client } = this;
+    if (!client.headersSent) {
+      client.writeHead(status, [
+        "content-type",
+        "text/plain; charset=utf-8",
+        "x-content-type-options",
+        "nosniff",
+        "content-length",
+        String(Buffer.byteLength(body)),
+      ]);
     }
-    res.end(body);
+    client.end(body);
     this.finish(status);
   }
 
@@ -144,7 +143,7 @@ export class Exchange implements Timed, UpstreamSink {
     if (this.ended) return false;
     this.status = statusCode;
     this.lastWriteAt = this.ctx.now();
-    this.res.writeHead(statusCode, headers);
+    this.client.writeHead(statusCode, headers);
     return true;
   }
 
@@ -155,23 +154,21 @@ export class Exchange implements Timed, UpstreamSink {
   onData(chunk: Buffer): boolean {
     if (this.ended) return false;
     if (this.ctx.sweeper.idleWatched) this.lastWriteAt = this.ctx.now();
-    const ok = this.res.write(chunk);
-    if (!ok) this.res.once("drain", this.onDrain);
-    return ok;
+    return this.client.write(chunk);
   }
 
   onComplete(): void {
     if (this.ended) return;
-    this.res.end();
+    this.client.end();
     this.finish(this.status);
   }
 
   onError(err: Error): void {
     if (this.ended) return;
     // Knative answers 502 with the error text; once bytes went out, all it can do is cut the stream.
-    if (!this.res.headersSent) this.reply(502, `${err.message}\n`);
+    if (!this.client.headersSent) this.reply(502, `${err.message}\n`);
     else {
-      this.res.destroy(err);
+      this.client.destroy();
       this.finish(this.status);
     }
   }
@@ -179,13 +176,13 @@ export class Exchange implements Timed, UpstreamSink {
   /** Timer fired (TimeoutSweeper): 504 `request timeout`, or end what was started. */
   timeout(): void {
     if (this.ended) return;
-    const { res } = this;
-    if (!res.headersSent) this.reply(504, TIMEOUT_BODY);
-    else if (res.hasHeader("content-length")) {
-      res.destroy();
+    const { client } = this;
+    if (!client.headersSent) this.reply(504, TIMEOUT_BODY);
+    else if (client.responseLength !== "") {
+      client.destroy();
       this.finish(this.status);
     } else {
-      res.end(TIMEOUT_BODY);
+      client.end(TIMEOUT_BODY);
       this.finish(this.status);
     }
     // After finish(): an upstream may report the abort through onError, which must find the exchange ended.

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Exchange, ExchangeObserver } from "./exchange.js";
+import { fieldValue } from "./request-head.js";
 import type { RequestMetrics } from "./request-metrics.js";
 
 /**
@@ -13,20 +14,20 @@ export function createObserver(metrics: RequestMetrics | null, log: Logger | nul
     done(ex: Exchange, status: number, ms: number) {
       if (ex.counted) metrics?.observe(status, ms);
       if (log !== null) {
-        const { req } = ex;
+        const { client, headers } = ex;
         log.info({
           httpRequest: {
-            requestMethod: req.method,
-            requestUrl: req.url,
-            requestSize: req.headers["content-length"] ?? "0",
+            requestMethod: client.method,
+            requestUrl: client.target,
+            requestSize: fieldValue(headers, "content-length") || "0",
             status,
-            responseSize: ex.res.getHeader("content-length") ?? "",
-            userAgent: req.headers["user-agent"] ?? "",
-            remoteIp: req.socket.remoteAddress ?? "",
-            serverIp: req.socket.localAddress ?? "",
-            referer: req.headers.referer ?? "",
+            responseSize: client.responseLength,
+            userAgent: fieldValue(headers, "user-agent"),
+            remoteIp: client.remoteAddress,
+            serverIp: client.localAddress,
+            referer: fieldValue(headers, "referer"),
             latency: `${(ms / 1000).toFixed(6)}s`,
-            protocol: `HTTP/${req.httpVersion}`,
+            protocol: client.protocol,
           },
         });
       }

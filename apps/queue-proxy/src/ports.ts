@@ -44,3 +44,39 @@ export interface UpstreamSink {
   /** How to resume a paused upstream. */
   resumeWith(resume: () => void): void;
 }
+
+/**
+ * The client side of one exchange: the request line and body, and the response going back. The serving
+ * port's own HTTP/1.1 server implements it directly; Node's servers (TLS, HTTP/2) through `NodeDownstream`.
+ */
+export interface Downstream {
+  readonly method: string;
+  /** The request target as received. */
+  readonly target: string;
+  /** The request came over HTTP/2 (it goes to the app over h2c). */
+  readonly http2: boolean;
+  /** `HTTP/1.1`, `HTTP/1.0` or `HTTP/2.0` (request log). */
+  readonly protocol: string;
+  /** The connection's addresses (request log). */
+  readonly remoteAddress: string;
+  readonly localAddress: string;
+  /** The request body (read only when the request has one). */
+  readonly body: import("node:stream").Readable | null;
+  /** The response head has been written. */
+  readonly headersSent: boolean;
+  /** The Content-Length that head carried ("" when none). */
+  readonly responseLength: string;
+  /** The response ended or the client went away: nothing more can be written. */
+  readonly closed: boolean;
+  /** Writes the response head; names and values are valid field syntax (the caller checked them). */
+  writeHead(status: number, headers: string[]): void;
+  /** A body piece; false when the client is behind (`onDrain` follows). */
+  write(chunk: Buffer): boolean;
+  end(body?: string | Buffer): void;
+  /** Cuts the response off: the client sees an incomplete message. */
+  destroy(): void;
+  /** Set by the exchange: the client went away before the response ended. */
+  onClose: (() => void) | null;
+  /** Set by the exchange: the client caught up after `write` returned false. */
+  onDrain: (() => void) | null;
+}

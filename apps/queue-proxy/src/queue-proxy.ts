@@ -195,7 +195,7 @@ export async function startQueueProxy(
     // hold the shutdown until its own timeout; the sockets are closed below, then the close completes.
     const listenersClosed = Promise.all([closeServer(serving.front), closeServer(adminServer)]);
     while (sweeper.count() > 0) {
-      serving.http1.closeIdleConnections();
+      serving.http1.closeIdle();
       tlsPort?.closeIdle();
       await clock.sleep(20);
     }

@@ -138,3 +138,12 @@ function dropConnectionTokens(upstream: string[], tokens: string): void {
     if (names.has((upstream[i] as string).toLowerCase())) upstream.splice(i, 2);
   }
 }
+
+/** The values of field `name` (lower case) in a flat [name, value, ...] list, comma-joined ("" when absent). */
+export function fieldValue(fields: string[], name: string): string {
+  let joined = "";
+  for (let i = 0; i < fields.length; i += 2) {
+    if ((fields[i] as string).toLowerCase() === name) joined = join(joined, fields[i + 1] as string);
+  }
+  return joined;
+}

@@ -1,14 +1,14 @@
-import type { ServerResponse } from "node:http";
+import type { Downstream } from "./ports.js";
 
-/** Writes a small, fully buffered Web `Response` (probe answers, admin replies) to a Node response. */
-export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+/** Writes a small, fully buffered Web `Response` (probe answers, admin replies) to the client. */
+export async function sendResponse(client: Downstream, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
-  const headers: Record<string, string> = {};
+  const headers: string[] = [];
   response.headers.forEach((v, k) => {
-    headers[k] = v;
+    if (k !== "content-length") headers.push(k, v);
   });
-  headers["content-length"] = String(body.length);
-  if (res.destroyed) return;
-  res.writeHead(response.status, headers);
-  res.end(body);
+  headers.push("content-length", String(body.length));
+  if (client.closed) return;
+  client.writeHead(response.status, headers);
+  client.end(body);
 }

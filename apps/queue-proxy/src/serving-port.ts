@@ -1,51 +1,49 @@
-import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { H1Server, type H1ServerHandlers } from "./h1-server.js";
+import { nodeListener, type ServingHandler } from "./serving.js";
 
 /** The two protocol servers behind one port, and the sockets they serve. */
 export interface ServingPort {
   front: net.Server;
-  http1: http.Server;
+  http1: H1Server;
   h2: http2.Http2Server;
   sockets: Set<net.Socket>;
 }
 
+/** Go's one minute to read a request head (Knative's ReadHeaderTimeout). */
+export const HEADERS_TIMEOUT_MS = 60_000;
+
 /**
- * HTTP/1.1 and h2c prior knowledge on one port (c.1). Node's plain-text http2 server cannot fall back to
- * HTTP/1 by itself, so a TCP server looks at each connection's first bytes: the HTTP/2 preface starts
- * with `PRI`, which is no HTTP/1 method. The sniff costs one listener per connection, nothing per request.
+ * HTTP/1.1 and h2c prior knowledge on one port (c.1). A TCP server looks at each connection's first
+ * bytes: the HTTP/2 preface starts with `PRI`, which is no HTTP/1 method. HTTP/1 connections go to the
+ * queue-proxy's own server, HTTP/2 ones to Node's.
  */
 export function createServingPort(
-  onRequest: http.RequestListener,
-  onUpgrade: (req: http.IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => void,
+  onRequest: ServingHandler,
+  onUpgrade: H1ServerHandlers["upgrade"],
 ): ServingPort {
-  const http1 = http.createServer({ requestTimeout: 0, headersTimeout: 60_000 }, onRequest);
-  // Knative's serving server sets no idle timeout, so a client's keep-alive connection stays until the
-  // client closes it. Node's default (5 s) would also re-arm a socket timer after every response.
-  http1.keepAliveTimeout = 0;
-  http1.on("upgrade", onUpgrade);
-  // The HTTP/1 server never listens itself (the sniffing TCP server hands it sockets), so start Node's
-  // connection tracking by hand: it enforces headersTimeout (Go's 1 min ReadHeaderTimeout) and lets
-  // shutdown close idle keep-alive connections.
-  http1.emit("listening");
-  const h2 = http2.createServer(
-    {},
-    onRequest as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  const http1 = new H1Server(
+    { request: onRequest, upgrade: onUpgrade },
+    { headersTimeoutMs: HEADERS_TIMEOUT_MS },
   );
+  const h2 = http2.createServer({}, nodeListener(onRequest));
   const sockets = new Set<net.Socket>();
-  // Accepted sockets get TCP_NODELAY as http.Server's would: a streamed response must not wait on Nagle.
+  // Accepted sockets get TCP_NODELAY: a streamed response must not wait on Nagle.
   const front = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     socket.once("data", (chunk: Buffer) => {
-      socket.pause();
-      socket.unshift(chunk);
-      if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) h2.emit("connection", socket);
-      else http1.emit("connection", socket);
-      process.nextTick(() => socket.resume());
+      if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) {
+        socket.pause();
+        socket.unshift(chunk);
+        h2.emit("connection", socket);
+        process.nextTick(() => socket.resume());
+      } else http1.accept(socket, chunk);
     });
     socket.on("error", () => socket.destroy());
   });
   front.on("error", () => {});
+  front.once("close", () => http1.stop());
   return { front, http1, h2, sockets };
 }

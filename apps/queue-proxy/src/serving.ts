@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { forwardedFromXForwarded } from "@thaw/protocol";
 import { Exchange, type ExchangeContext } from "./exchange.js";
-import type { DrainState } from "./ports.js";
+import { NodeDownstream } from "./node-downstream.js";
+import type { Downstream, DrainState } from "./ports.js";
 import { type RequestHead, scanRequestHead } from "./request-head.js";
 import { sendResponse } from "./send-response.js";
 
@@ -39,18 +41,18 @@ function addForwarded(head: RequestHead): void {
   if (value !== undefined) head.upstream.push("forwarded", value);
 }
 
-/** Builds the serving port's request listener: drainer and probes first, then the proxy (a.3 order). */
-export function servingHandler(
-  ctx: ExchangeContext,
-  drainer: ServingDrainer,
-): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    const head = scanRequestHead(req.rawHeaders);
+/** Handles one request: its client side and its fields as received. */
+export type ServingHandler = (client: Downstream, rawHeaders: string[]) => void;
+
+/** Builds the serving port's request handler: drainer and probes first, then the proxy (a.3 order). */
+export function servingHandler(ctx: ExchangeContext, drainer: ServingDrainer): ServingHandler {
+  return (client, rawHeaders) => {
+    const head = scanRequestHead(rawHeaders);
     let bypass = false;
     if (mayBeProbe(head)) {
       const own = drainer.intercept(probeRequest(head));
       if (own !== undefined) {
-        void Promise.resolve(own).then((answer) => sendResponse(res, answer));
+        void Promise.resolve(own).then((answer) => sendResponse(client, answer));
         return;
       }
       // K-Kubelet-Probe (networking's rule) reaches the proxy but skips breaker and stats (c.3).
@@ -58,9 +60,16 @@ export function servingHandler(
     }
     drainer.noteRequest();
     addForwarded(head);
-    const ex = new Exchange(ctx, req, res, head.upstream, head.hasBody, head.hasLength);
+    const ex = new Exchange(ctx, client, head.upstream, head.hasBody, head.hasLength);
     // Like Knative: K-Proxy-Request stays on the request to the app and marks it as proxied in the stats.
     ex.proxied = head.proxyRequest !== "";
     ex.start(bypass);
   };
+}
+
+/** The same handler as a request listener for Node's servers (the TLS port, HTTP/2). */
+export function nodeListener(
+  handler: ServingHandler,
+): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
+  return (req, res) => handler(new NodeDownstream(req, res), req.rawHeaders);
 }

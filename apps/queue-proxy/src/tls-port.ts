@@ -1,12 +1,13 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import type http from "node:http";
 import http2 from "node:http2";
 import type net from "node:net";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type tls from "node:tls";
 import type { Clock, TimerHandle } from "@thaw/clock";
+import type { H1ServerHandlers } from "./h1-server.js";
+import { nodeListener, type ServingHandler } from "./serving.js";
 import type { TlsSettings } from "./tls-settings.js";
 
 /** Knative reloads the serving certificate once a minute (c.1). */
@@ -91,8 +92,8 @@ export interface TlsPortOptions {
  * handler through the compatibility API just as h2c ones do. Throws when the files cannot be loaded.
  */
 export function createTlsPort(
-  onRequest: http.RequestListener,
-  onUpgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void,
+  onRequest: ServingHandler,
+  onUpgrade: H1ServerHandlers["upgrade"],
   options: TlsPortOptions,
 ): TlsPort {
   const { files, settings, clock, log } = options;
@@ -105,13 +106,15 @@ export function createTlsPort(
   };
   const server = http2.createSecureServer(
     { ...protocol, ...loadCertPair(files), allowHTTP1: true },
-    onRequest as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    nodeListener(onRequest),
   );
   // Same limits as the plain port: no cap on a whole request (the revision timeout governs), Go's one
   // minute to read a request head, and no idle timeout on keep-alive connections (Knative sets none).
   // Node reads these for allowHTTP1 connections; the typings only know them on http.Server.
   Object.assign(server, { requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 0 });
-  server.on("upgrade", onUpgrade);
+  server.on("upgrade", (req: import("node:http").IncomingMessage, socket: Duplex, head: Buffer) =>
+    onUpgrade({ method: req.method ?? "GET", url: req.url ?? "/", rawHeaders: req.rawHeaders }, socket, head),
+  );
 
   const raw = new Set<net.Socket>();
   const sockets = new Set<tls.TLSSocket>();

@@ -1,8 +1,8 @@
-import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { ExchangeContext } from "./exchange.js";
-import { scanRequestHead } from "./request-head.js";
+import type { UpgradeRequest } from "./h1-server.js";
+import { fieldValue, scanRequestHead } from "./request-head.js";
 import type { ServingDrainer } from "./serving.js";
 
 /** Upgraded (websocket) connections in flight, which drain waits for with its own limit (a.4). */
@@ -58,14 +58,14 @@ export function upgradeHandler(
   drainer: ServingDrainer,
   userPort: number,
   hijacked: HijackedConnections,
-): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+): (req: UpgradeRequest, socket: Duplex, head: Buffer) => void {
   return (req, socket, head) => {
     drainer.noteRequest();
     const scanned = scanRequestHead(req.rawHeaders);
     const lines = [`${req.method} ${req.url} HTTP/1.1`];
     const h = scanned.upstream;
     for (let i = 0; i < h.length; i += 2) lines.push(`${h[i]}: ${h[i + 1]}`);
-    lines.push("connection: Upgrade", `upgrade: ${req.headers.upgrade ?? ""}`);
+    lines.push("connection: Upgrade", `upgrade: ${fieldValue(req.rawHeaders, "upgrade")}`);
     const proxied = scanned.proxyRequest !== "";
     const startedAt = ctx.now();
     if (proxied) ctx.stats?.proxiedIn(startedAt);

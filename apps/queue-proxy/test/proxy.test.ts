@@ -1,9 +1,13 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { Writable } from "node:stream";
+import { systemClock } from "@thaw/clock";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { get, startBackend, startInProcess, until } from "./helpers.js";
+import { startQueueProxy } from "../src/queue-proxy.js";
+import { configFor, get, startBackend, startInProcess, until } from "./helpers.js";
 
 type Backend = Awaited<ReturnType<typeof startBackend>>;
 let backend: Backend;
@@ -219,6 +223,49 @@ describe("websocket upgrade pass-through", () => {
     } finally {
       await wqp.close();
       await new Promise<void>((r) => wss.close(() => r()));
+    }
+  });
+});
+
+describe("request log (THAW_REQUEST_LOG)", () => {
+  it("writes one JSON line per request, shaped like Knative's httpRequest template", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const lqp = await startQueueProxy(configFor(backend.port), {
+      clock: systemClock,
+      prober: () => true,
+      requestLog: pino({ base: null }, sink),
+    });
+    try {
+      const url = `http://127.0.0.1:${lqp.ports.serving}/logged?x=1`;
+      const res = await get(
+        url,
+        { "user-agent": "curl/8", referer: "http://r/" },
+        { method: "POST", body: "abc" },
+      );
+      expect(res.status).toBe(200);
+      await until(() => lines.length === 1);
+      const { httpRequest } = JSON.parse(lines[0] as string);
+      expect(httpRequest).toMatchObject({
+        requestMethod: "POST",
+        requestUrl: "/logged?x=1",
+        requestSize: "3",
+        status: 200,
+        responseSize: res.headers["content-length"],
+        userAgent: "curl/8",
+        remoteIp: "127.0.0.1",
+        serverIp: "127.0.0.1",
+        referer: "http://r/",
+        protocol: "HTTP/1.1",
+      });
+      expect(httpRequest.latency).toMatch(/^\d+\.\d{6}s$/);
+    } finally {
+      await lqp.close();
     }
   });
 });

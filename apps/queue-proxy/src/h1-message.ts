@@ -1,0 +1,309 @@
+/**
+ * What the HTTP/1.x request parser (serving port) and response parser (upstream connection) share
+ * (RFC 9112): collecting the head, reading its fields with the character checks of RFC 9110, and the
+ * body framing by Content-Length, Transfer-Encoding chunked or the end of the connection.
+ */
+
+const CRLF_CRLF = Buffer.from("\r\n\r\n");
+
+/** Parser states. */
+export const HEAD = 0;
+export const LENGTH = 1;
+const CHUNK_SIZE = 2;
+const CHUNK_DATA = 3;
+const CHUNK_END = 4;
+const TRAILERS = 5;
+export const UNTIL_CLOSE = 6;
+export const DONE = 7;
+
+/** How a message's body is delimited. */
+export type Framing = "none" | "length" | "chunked" | "close";
+
+/**
+ * One message at a time: `begin` arms it, `feedMessage` consumes bytes until the message ends. The
+ * subclass reads the start line and decides the framing; this class does the rest.
+ */
+export abstract class H1MessageParser {
+  protected state: number = DONE;
+  private pending: Buffer | null = null;
+  private pendingLength = 0;
+  private remaining = 0;
+  private line = "";
+
+  // What the fields of the last head said about framing and the connection.
+  /** Content-Length (-1 when absent). */
+  protected contentLength = -1;
+  /** Transfer-Encoding was given, and whether its final coding is chunked. */
+  protected transferEncoding = false;
+  protected chunked = false;
+  /** `Connection` tokens, lower case, comma-joined ("" when absent). */
+  protected connection = "";
+  /** The last `Keep-Alive` value. */
+  protected keepAliveValue = "";
+  /** Request-side fields: `Expect`, `Upgrade` present, how many `Host`. */
+  protected expect = "";
+  protected upgradeField = false;
+  protected hosts = 0;
+
+  constructor(private readonly maxHeadBytes: number) {}
+
+  /** An error for bytes the parser cannot accept; `status` is the answer a client would get. */
+  protected abstract error(message: string, status?: number): Error;
+  /** The head is `buf[0, end)` (without the blank line); it must call `frame`. */
+  protected abstract parseHead(buf: Buffer, end: number): void;
+  protected abstract onBody(chunk: Buffer): void;
+  protected abstract onEnd(): void;
+
+  /** Whether a message is expected or in progress. */
+  get busy(): boolean {
+    return this.state !== DONE;
+  }
+
+  /** Expects the next message. */
+  protected begin(): void {
+    this.state = HEAD;
+    this.pending = null;
+    this.pendingLength = 0;
+    this.line = "";
+  }
+
+  /** Feeds bytes; returns how many were used: all of them, unless the message ended inside `chunk`. */
+  protected feedMessage(chunk: Buffer): number {
+    let at = 0;
+    while (at < chunk.length && this.state !== DONE) {
+      switch (this.state) {
+        case HEAD:
+          at = this.readHead(chunk, at);
+          break;
+        case LENGTH:
+          at = this.deliver(chunk, at);
+          if (this.remaining === 0) this.finish();
+          break;
+        case CHUNK_SIZE:
+        case TRAILERS:
+        case CHUNK_END:
+          at = this.readLine(chunk, at);
+          break;
+        case CHUNK_DATA:
+          at = this.deliver(chunk, at);
+          if (this.remaining === 0) this.state = CHUNK_END;
+          break;
+        case UNTIL_CLOSE:
+          this.onBody(at === 0 ? chunk : chunk.subarray(at));
+          at = chunk.length;
+          break;
+      }
+    }
+    return at;
+  }
+
+  /** Starts the body after the head (or ends the message when it has none). */
+  protected frame(framing: Framing, length = 0): void {
+    if (framing === "chunked") this.state = CHUNK_SIZE;
+    else if (framing === "close") this.state = UNTIL_CLOSE;
+    else if (framing === "length" && length > 0) {
+      this.remaining = length;
+      this.state = LENGTH;
+    } else this.finish();
+  }
+
+  protected finish(): void {
+    this.state = DONE;
+    this.onEnd();
+  }
+
+  /** Hands on up to `remaining` body bytes of `chunk` from `at`; returns where reading goes on. */
+  private deliver(chunk: Buffer, at: number): number {
+    const n = Math.min(this.remaining, chunk.length - at);
+    this.remaining -= n;
+    this.onBody(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+    return at + n;
+  }
+
+  private readHead(chunk: Buffer, at: number): number {
+    const data = at === 0 ? chunk : chunk.subarray(at);
+    if (this.pendingLength === 0) {
+      const end = data.indexOf(CRLF_CRLF);
+      if (end < 0) {
+        this.keep(data);
+        return chunk.length;
+      }
+      if (end > this.maxHeadBytes) throw this.tooLarge();
+      this.parseHead(data, end);
+      return at + end + 4;
+    }
+    // The head came in pieces: collect them in one growing buffer (no quadratic copying for slow clients).
+    const before = this.pendingLength;
+    this.keep(data);
+    const all = (this.pending as Buffer).subarray(0, this.pendingLength);
+    const end = all.indexOf(CRLF_CRLF, Math.max(0, before - 3));
+    if (end < 0) return chunk.length;
+    if (end > this.maxHeadBytes) throw this.tooLarge();
+    this.pending = null;
+    this.pendingLength = 0;
+    this.parseHead(all, end);
+    return at + end + 4 - before;
+  }
+
+  private keep(data: Buffer): void {
+    const need = this.pendingLength + data.length;
+    if (need > this.maxHeadBytes + 3) throw this.tooLarge();
+    if (this.pending === null || this.pending.length < need) {
+      const grown = Buffer.allocUnsafe(Math.max(4096, need * 2));
+      if (this.pending !== null) this.pending.copy(grown, 0, 0, this.pendingLength);
+      this.pending = grown;
+    }
+    data.copy(this.pending, this.pendingLength);
+    this.pendingLength = need;
+  }
+
+  private tooLarge(): Error {
+    return this.error("head too large", 431);
+  }
+
+  /**
+   * Reads the header fields in `buf[pos, end)` into `fields` (flat [name, value, ...]) byte by byte:
+   * strings are made only for names and values, and both are checked here, so the proxy never hands on
+   * a character Node's `writeHead` or the app's parser would refuse. Fields `drop` names are left out.
+   */
+  protected parseFields(
+    buf: Buffer,
+    pos: number,
+    end: number,
+    fields: string[],
+    drop: Set<string> | null,
+  ): void {
+    this.contentLength = -1;
+    this.transferEncoding = false;
+    this.chunked = false;
+    this.connection = "";
+    this.keepAliveValue = "";
+    this.expect = "";
+    this.upgradeField = false;
+    this.hosts = 0;
+    while (pos < end) {
+      let lineEnd = buf.indexOf(0x0d, pos);
+      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
+      const colon = buf.indexOf(0x3a, pos);
+      if (colon <= pos || colon >= lineEnd || (lineEnd < end && buf[lineEnd + 1] !== 0x0a)) {
+        throw this.badLine(buf, pos, lineEnd);
+      }
+      for (let i = pos; i < colon; i++)
+        if (TCHAR[buf[i] as number] !== 1) throw this.badLine(buf, pos, lineEnd);
+      let vs = colon + 1;
+      let ve = lineEnd;
+      while (vs < ve && (buf[vs] === 0x20 || buf[vs] === 0x09)) vs++;
+      while (ve > vs && (buf[ve - 1] === 0x20 || buf[ve - 1] === 0x09)) ve--;
+      for (let i = vs; i < ve; i++) if (VCHAR[buf[i] as number] !== 1) throw this.badLine(buf, pos, lineEnd);
+      const name = buf.toString("latin1", pos, colon);
+      const value = buf.toString("latin1", vs, ve);
+      pos = lineEnd + 2;
+      const c = name.charCodeAt(0) | 0x20;
+      // Only names starting with c, e, h, k, p, t or u matter to framing or are hop-by-hop.
+      if (c === 0x63 || c === 0x65 || c === 0x68 || c === 0x6b || c === 0x70 || c === 0x74 || c === 0x75) {
+        const lower = name.toLowerCase();
+        switch (lower) {
+          case "content-length": {
+            const n = ve - vs >= 1 && ve - vs <= 15 && allDigits(buf, vs, ve) ? Number(value) : -1;
+            if (n < 0 || (this.contentLength >= 0 && this.contentLength !== n)) {
+              throw this.error(`bad content-length ${JSON.stringify(value)}`);
+            }
+            this.contentLength = n;
+            break;
+          }
+          case "transfer-encoding":
+            this.transferEncoding = true;
+            this.chunked =
+              value
+                .slice(value.lastIndexOf(",") + 1)
+                .trim()
+                .toLowerCase() === "chunked";
+            break;
+          case "connection":
+            this.connection =
+              this.connection === "" ? value.toLowerCase() : `${this.connection},${value.toLowerCase()}`;
+            break;
+          case "keep-alive":
+            this.keepAliveValue = value;
+            break;
+          case "expect":
+            this.expect = value.toLowerCase();
+            break;
+          case "upgrade":
+            this.upgradeField = true;
+            break;
+          case "host":
+            this.hosts++;
+            break;
+        }
+        if (drop?.has(lower)) continue;
+      }
+      fields.push(name, value);
+    }
+  }
+
+  /** The `Connection` header's tokens. */
+  protected connectionTokens(): string[] {
+    return this.connection === "" ? [] : this.connection.split(",").map((t) => t.trim());
+  }
+
+  private badLine(buf: Buffer, from: number, to: number): Error {
+    return this.error(
+      `bad header line ${JSON.stringify(buf.toString("latin1", from, Math.min(to, from + 40)))}`,
+    );
+  }
+
+  /** Reads one CRLF-terminated line of the chunked framing; lines are short, so a string carries them. */
+  private readLine(chunk: Buffer, at: number): number {
+    const lf = chunk.indexOf(0x0a, at);
+    const stop = lf < 0 ? chunk.length : lf;
+    this.line += chunk.toString("latin1", at, stop);
+    if (this.line.length > 4096) throw this.error("chunk framing line too long");
+    if (lf < 0) return chunk.length;
+    const line = this.line.endsWith("\r") ? this.line.slice(0, -1) : this.line;
+    this.line = "";
+    this.onLine(line);
+    return lf + 1;
+  }
+
+  private onLine(line: string): void {
+    if (this.state === CHUNK_END) {
+      if (line !== "") throw this.error("chunk data longer than its size");
+      this.state = CHUNK_SIZE;
+      return;
+    }
+    if (this.state === TRAILERS) {
+      // Trailer fields are dropped, as the proxy forwards none; a blank line ends the message.
+      if (line === "") this.finish();
+      return;
+    }
+    const semi = line.indexOf(";");
+    const hex = (semi < 0 ? line : line.slice(0, semi)).trim();
+    if (!/^[0-9a-fA-F]{1,12}$/.test(hex))
+      throw this.error(`bad chunk size ${JSON.stringify(hex.slice(0, 20))}`);
+    const size = Number.parseInt(hex, 16);
+    if (size === 0) this.state = TRAILERS;
+    else {
+      this.remaining = size;
+      this.state = CHUNK_DATA;
+    }
+  }
+}
+
+export function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= 0x30 && b <= 0x39;
+}
+
+function allDigits(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isDigit(buf[i])) return false;
+  return true;
+}
+
+/** RFC 9110 token characters (methods, field names): 1 = allowed. */
+export const TCHAR = new Uint8Array(256);
+for (let b = 0x21; b < 0x7f; b++) if (!'"(),/:;<=>?@[\\]{}'.includes(String.fromCharCode(b))) TCHAR[b] = 1;
+/** Field value characters Node's `writeHead` accepts: HTAB, SP to `~`, and obs-text. */
+const VCHAR = new Uint8Array(256);
+VCHAR[0x09] = 1;
+for (let b = 0x20; b < 0x7f; b++) VCHAR[b] = 1;
+for (let b = 0x80; b < 0x100; b++) VCHAR[b] = 1;

@@ -1,0 +1,286 @@
+import { describe, expect, it } from "vitest";
+import { ClientProtocolError, H1RequestParser } from "./h1-request-parser.js";
+
+interface Request {
+  method: string;
+  target: string;
+  http10: boolean;
+  rawHeaders: string[];
+  keepAlive: boolean;
+  expectContinue: boolean;
+  upgrade: boolean;
+  body: string;
+  ended: boolean;
+}
+
+/** Parses `text` fed in `pieces`; returns the requests read and the bytes left after the last one ended. */
+function parse(pieces: Buffer[], maxHeadBytes?: number): { requests: Request[]; rest: string } {
+  const requests: Request[] = [];
+  const p: H1RequestParser = new H1RequestParser(
+    {
+      head: () =>
+        requests.push({
+          method: p.method,
+          target: p.target,
+          http10: p.http10,
+          rawHeaders: p.rawHeaders,
+          keepAlive: p.keepAlive,
+          expectContinue: p.expectContinue,
+          upgrade: p.upgrade,
+          body: "",
+          ended: false,
+        }),
+      body: (chunk) => {
+        (requests.at(-1) as Request).body += chunk.toString("latin1");
+      },
+      end: () => {
+        (requests.at(-1) as Request).ended = true;
+      },
+    },
+    maxHeadBytes,
+  );
+  let rest = "";
+  for (const piece of pieces) {
+    let data = Buffer.from(piece);
+    while (data.length > 0) {
+      if (!p.busy) p.start();
+      const used = p.feed(data);
+      data = data.subarray(used);
+    }
+  }
+  if (p.busy && requests.at(-1)?.ended !== false) rest = "(a head was being read)";
+  return { requests, rest };
+}
+
+/** The same bytes whole, one byte at a time, and in 5-byte pieces. */
+function splits(text: string): Buffer[][] {
+  const bytes = Buffer.from(text, "latin1");
+  const fives: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 5) fives.push(bytes.subarray(i, i + 5));
+  return [[bytes], [...bytes].map((b) => Buffer.from([b])), fives];
+}
+
+const rows: { name: string; text: string; want: Partial<Request>[] }[] = [
+  {
+    name: "a GET with fields trimmed of white space, obs-text kept",
+    text: "GET /a?b=c HTTP/1.1\r\nHost: app\r\nX-Thing:  v \xe9 \t\r\n\r\n",
+    want: [
+      {
+        method: "GET",
+        target: "/a?b=c",
+        http10: false,
+        rawHeaders: ["Host", "app", "X-Thing", "v \xe9"],
+        keepAlive: true,
+        body: "",
+        ended: true,
+      },
+    ],
+  },
+  {
+    name: "a body by Content-Length",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 5\r\n\r\nhello",
+    want: [{ method: "POST", body: "hello", ended: true }],
+  },
+  {
+    name: "a chunked body with extensions and trailers (trailers dropped)",
+    text: "PUT /x HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nT: 1\r\n\r\n",
+    want: [{ method: "PUT", body: "abc0123456789", ended: true }],
+  },
+  {
+    name: "two pipelined requests, each whole",
+    text: "GET /1 HTTP/1.1\r\nhost: a\r\n\r\nPOST /2 HTTP/1.1\r\nhost: a\r\ncontent-length: 2\r\n\r\nok",
+    want: [
+      { target: "/1", ended: true },
+      { target: "/2", body: "ok", ended: true },
+    ],
+  },
+  {
+    name: "HTTP/1.0: no Host needed, keep-alive only when asked",
+    text: "GET / HTTP/1.0\r\n\r\nGET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
+    want: [
+      { http10: true, keepAlive: false },
+      { http10: true, keepAlive: true },
+    ],
+  },
+  {
+    name: "Connection: close on HTTP/1.1",
+    text: "GET / HTTP/1.1\r\nhost: a\r\nconnection: foo, Close\r\n\r\n",
+    want: [{ keepAlive: false }],
+  },
+  {
+    name: "Expect: 100-continue only matters with a body",
+    text: "POST / HTTP/1.1\r\nhost: a\r\nexpect: 100-Continue\r\ncontent-length: 1\r\n\r\nxGET / HTTP/1.1\r\nhost: a\r\nexpect: 100-continue\r\n\r\n",
+    want: [
+      { expectContinue: true, body: "x" },
+      { expectContinue: false, body: "" },
+    ],
+  },
+  {
+    name: "an upgrade ends at its head: what follows belongs to the new protocol",
+    text: "GET /ws HTTP/1.1\r\nhost: a\r\nconnection: Upgrade\r\nupgrade: websocket\r\ncontent-length: 3\r\n\r\n",
+    want: [{ upgrade: true, body: "", ended: true }],
+  },
+  {
+    name: "Upgrade without the Connection token is a plain request",
+    text: "GET / HTTP/1.1\r\nhost: a\r\nupgrade: websocket\r\n\r\n",
+    want: [{ upgrade: false }],
+  },
+  {
+    name: "Content-Length repeated with the same value",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 2\r\ncontent-length: 2\r\n\r\nhi",
+    want: [{ body: "hi" }],
+  },
+];
+
+describe("H1RequestParser: requests, split at every byte", () => {
+  for (const row of rows) {
+    it(row.name, () => {
+      for (const pieces of splits(row.text)) {
+        const { requests, rest } = parse(pieces);
+        expect(rest).toBe("");
+        expect(requests).toHaveLength(row.want.length);
+        row.want.forEach((w, i) => {
+          expect(requests[i]).toMatchObject(w);
+        });
+      }
+    });
+  }
+
+  it("returns how far the request went, so a pipelined request waits unread", () => {
+    const p = new H1RequestParser({ head: () => {}, body: () => {}, end: () => {} });
+    p.start();
+    const text = Buffer.from("GET /1 HTTP/1.1\r\nhost: a\r\n\r\nGET /2 HTTP/1.1\r\n");
+    const used = p.feed(text);
+    expect(text.subarray(used).toString()).toBe("GET /2 HTTP/1.1\r\n");
+    expect(p.busy).toBe(false);
+  });
+});
+
+const refusals: { name: string; text: string; status: number; message: RegExp }[] = [
+  {
+    name: "no request target",
+    text: "GET HTTP/1.1\r\nhost: a\r\n\r\n",
+    status: 400,
+    message: /request line/,
+  },
+  { name: "two spaces", text: "GET  / HTTP/1.1\r\nhost: a\r\n\r\n", status: 400, message: /request line/ },
+  {
+    name: "a method that is no token",
+    text: "G(T / HTTP/1.1\r\nhost: a\r\n\r\n",
+    status: 400,
+    message: /request line/,
+  },
+  {
+    name: "a control byte in the target",
+    text: "GET /\x01 HTTP/1.1\r\nhost: a\r\n\r\n",
+    status: 400,
+    message: /request line/,
+  },
+  { name: "not HTTP", text: "GET / FTP/1.1\r\nhost: a\r\n\r\n", status: 400, message: /request line/ },
+  { name: "HTTP/1.2", text: "GET / HTTP/1.2\r\nhost: a\r\n\r\n", status: 505, message: /HTTP\/1\.2/ },
+  { name: "CONNECT", text: "CONNECT a:443 HTTP/1.1\r\nhost: a\r\n\r\n", status: 405, message: /CONNECT/ },
+  { name: "HTTP/1.1 without Host", text: "GET / HTTP/1.1\r\nx: y\r\n\r\n", status: 400, message: /Host/ },
+  {
+    name: "two Host fields",
+    text: "GET / HTTP/1.1\r\nhost: a\r\nhost: b\r\n\r\n",
+    status: 400,
+    message: /Host/,
+  },
+  {
+    name: "Transfer-Encoding and Content-Length together",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n",
+    status: 400,
+    message: /both/,
+  },
+  {
+    name: "a coding other than chunked",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: gzip\r\n\r\n",
+    status: 501,
+    message: /transfer encoding/,
+  },
+  {
+    name: "Content-Length that is no number",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 1x\r\n\r\n",
+    status: 400,
+    message: /content-length/,
+  },
+  {
+    name: "conflicting Content-Length",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n",
+    status: 400,
+    message: /content-length/,
+  },
+  {
+    name: "obs-fold",
+    text: "GET / HTTP/1.1\r\nhost: a\r\nx: 1\r\n  2\r\n\r\n",
+    status: 400,
+    message: /header line/,
+  },
+  {
+    name: "space before the colon",
+    text: "GET / HTTP/1.1\r\nhost : a\r\n\r\n",
+    status: 400,
+    message: /header line/,
+  },
+  {
+    name: "a bare LF in a value",
+    text: "GET / HTTP/1.1\r\nhost: a\nx: b\r\n\r\n",
+    status: 400,
+    message: /header line/,
+  },
+  {
+    name: "an Expect other than 100-continue",
+    text: "GET / HTTP/1.1\r\nhost: a\r\nexpect: magic\r\n\r\n",
+    status: 417,
+    message: /Expect/,
+  },
+  {
+    name: "a bad chunk size",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+    status: 400,
+    message: /chunk size/,
+  },
+  {
+    name: "chunk data longer than its size",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n1\r\nab\r\n",
+    status: 400,
+    message: /longer/,
+  },
+];
+
+describe("H1RequestParser: requests it refuses", () => {
+  for (const row of refusals) {
+    it(`${row.status}: ${row.name}`, () => {
+      for (const pieces of splits(row.text)) {
+        let caught: unknown;
+        try {
+          parse(pieces);
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeInstanceOf(ClientProtocolError);
+        expect((caught as ClientProtocolError).status).toBe(row.status);
+        expect((caught as ClientProtocolError).message).toMatch(row.message);
+      }
+    });
+  }
+
+  it("431 for a head over the limit, whole or in pieces", () => {
+    const big = `GET / HTTP/1.1\r\nhost: a\r\nx: ${"v".repeat(2000)}\r\n\r\n`;
+    for (const pieces of [
+      [Buffer.from(big)],
+      [Buffer.from(big.slice(0, 1000)), Buffer.from(big.slice(1000))],
+    ]) {
+      expect(() => parse(pieces, 1024)).toThrow(expect.objectContaining({ status: 431 }));
+    }
+    expect(parse([Buffer.from(big)], 4096).requests).toHaveLength(1);
+  });
+
+  it("collects a head sent in 12,500 small pieces", () => {
+    const head = `GET / HTTP/1.1\r\nhost: a\r\nx: ${"v".repeat(200_000)}\r\n\r\n`;
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < head.length; i += 16) pieces.push(Buffer.from(head.slice(i, i + 16)));
+    const { requests } = parse(pieces);
+    expect(requests[0]?.rawHeaders[3]).toHaveLength(200_000);
+  });
+});

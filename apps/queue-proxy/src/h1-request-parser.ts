@@ -1,0 +1,142 @@
+/**
+ * An incremental HTTP/1.x request parser for the serving port (RFC 9112): request line, header fields,
+ * then the body framed by Content-Length or Transfer-Encoding chunked. It stops at the end of each
+ * request, so the bytes of a pipelined next request wait until the current one is answered.
+ */
+import { H1MessageParser, TCHAR } from "./h1-message.js";
+
+/** What the parser reports while bytes are fed. */
+export interface RequestEvents {
+  /** A request head was read; its fields are on the parser. */
+  head(): void;
+  /** A piece of the (de-chunked) body. */
+  body(chunk: Buffer): void;
+  /** The request ended (at once after `head` when it has no body). */
+  end(): void;
+}
+
+/** A request the serving port refuses: `status` and the text go to the client, then the connection closes. */
+export class ClientProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ClientProtocolError";
+  }
+}
+
+/** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
+export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
+
+/** Parses one request at a time; `start` arms it for the next. */
+export class H1RequestParser extends H1MessageParser {
+  method = "";
+  target = "";
+  /** HTTP/1.0 (else 1.1). */
+  http10 = false;
+  /** The fields as received, flat [name, value, ...]. */
+  rawHeaders: string[] = [];
+  /** The client lets the connection carry another request. */
+  keepAlive = true;
+  /** `Expect: 100-continue`: the client waits for `100 Continue` before it sends the body. */
+  expectContinue = false;
+  /** An upgrade request (`Connection: upgrade` and an `Upgrade` field): no body is read, the socket is handed on. */
+  upgrade = false;
+  /** The request has a body (chunked, or a Content-Length above 0). */
+  hasBody = false;
+
+  constructor(
+    private readonly events: RequestEvents,
+    maxHeadBytes = MAX_REQUEST_HEAD_BYTES,
+  ) {
+    super(maxHeadBytes);
+  }
+
+  /** Expects the next request. */
+  start(): void {
+    this.begin();
+  }
+
+  /** Whether the current request's head has been read (its body may still be coming). */
+  get inBody(): boolean {
+    return this.busy && this.method !== "";
+  }
+
+  /**
+   * Feeds bytes from the socket; returns how many were used (fewer than given only when the request
+   * ended inside `chunk`). Throws ClientProtocolError.
+   */
+  feed(chunk: Buffer): number {
+    return this.feedMessage(chunk);
+  }
+
+  protected error(message: string, status = 400): Error {
+    return new ClientProtocolError(status, message === "head too large" ? "request head too large" : message);
+  }
+
+  protected onBody(chunk: Buffer): void {
+    this.events.body(chunk);
+  }
+
+  protected onEnd(): void {
+    this.events.end();
+  }
+
+  protected override begin(): void {
+    super.begin();
+    this.method = "";
+  }
+
+  protected parseHead(buf: Buffer, end: number): void {
+    let eol = buf.indexOf(0x0d);
+    if (eol < 0 || eol > end) eol = end;
+    // method SP request-target SP HTTP-version
+    const sp1 = buf.indexOf(0x20);
+    const sp2 = sp1 < 0 ? -1 : buf.indexOf(0x20, sp1 + 1);
+    if (sp1 <= 0 || sp2 < 0 || sp2 > eol || sp2 === sp1 + 1) throw this.badRequestLine(buf, eol);
+    for (let i = 0; i < sp1; i++) if (TCHAR[buf[i] as number] !== 1) throw this.badRequestLine(buf, eol);
+    for (let i = sp1 + 1; i < sp2; i++) {
+      const b = buf[i] as number;
+      if (b <= 0x20 || b === 0x7f) throw this.badRequestLine(buf, eol);
+    }
+    const version = buf.toString("latin1", sp2 + 1, eol);
+    if (version !== "HTTP/1.1" && version !== "HTTP/1.0") {
+      if (/^HTTP\/\d\.\d$/.test(version)) throw this.error(`HTTP version ${version} not supported`, 505);
+      throw this.badRequestLine(buf, eol);
+    }
+    const method = buf.toString("latin1", 0, sp1);
+    if (method === "CONNECT") throw this.error("CONNECT is not supported", 405);
+    this.http10 = version === "HTTP/1.0";
+    this.target = buf.toString("latin1", sp1 + 1, sp2);
+    const fields: string[] = [];
+    this.parseFields(buf, eol + 2, end, fields, null);
+    this.rawHeaders = fields;
+    if (this.hosts === 0 && !this.http10) throw this.error("missing required Host header");
+    if (this.hosts > 1) throw this.error("too many Host headers");
+    if (this.expect !== "" && this.expect !== "100-continue") {
+      throw this.error(`unsupported Expect ${JSON.stringify(this.expect)}`, 417);
+    }
+    const tokens = this.connectionTokens();
+    this.keepAlive = this.http10 ? tokens.includes("keep-alive") : !tokens.includes("close");
+    this.upgrade = this.upgradeField && tokens.includes("upgrade");
+    // Framing (RFC 9112 6.3). Both fields at once is how requests are smuggled: refused, as Node does.
+    if (this.transferEncoding && this.contentLength >= 0) {
+      throw this.error("both Transfer-Encoding and Content-Length");
+    }
+    if (this.transferEncoding && !this.chunked) throw this.error("unsupported transfer encoding", 501);
+    this.hasBody = !this.upgrade && (this.chunked || this.contentLength > 0);
+    this.expectContinue = this.hasBody && this.expect === "100-continue" && !this.http10;
+    this.method = method;
+    this.events.head();
+    if (this.upgrade) this.frame("none");
+    else if (this.chunked) this.frame("chunked");
+    else this.frame("length", this.contentLength);
+  }
+
+  private badRequestLine(buf: Buffer, eol: number): Error {
+    return this.error(
+      `malformed request line ${JSON.stringify(buf.toString("latin1", 0, Math.min(eol, 60)))}`,
+    );
+  }
+}

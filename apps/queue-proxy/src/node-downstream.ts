@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import type { Downstream } from "./ports.js";
+
+/** A request from Node's servers (the TLS port, and HTTP/2 on either port) as an exchange's client side. */
+export class NodeDownstream implements Downstream {
+  onClose: (() => void) | null = null;
+  onDrain: (() => void) | null = null;
+  responseLength = "";
+
+  constructor(
+    private readonly req: IncomingMessage | Http2ServerRequest,
+    private readonly res: ServerResponse | Http2ServerResponse,
+  ) {
+    res.on("close", () => this.onClose?.());
+    res.on("drain", () => this.onDrain?.());
+  }
+
+  get method(): string {
+    return this.req.method ?? "GET";
+  }
+
+  get target(): string {
+    return this.req.url ?? "/";
+  }
+
+  get http2(): boolean {
+    return this.req.httpVersionMajor === 2;
+  }
+
+  get protocol(): string {
+    return `HTTP/${this.req.httpVersion}`;
+  }
+
+  get remoteAddress(): string {
+    return this.req.socket.remoteAddress ?? "";
+  }
+
+  get localAddress(): string {
+    return this.req.socket.localAddress ?? "";
+  }
+
+  get body(): IncomingMessage | Http2ServerRequest {
+    return this.req;
+  }
+
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  writeHead(status: number, headers: string[]): void {
+    for (let i = 0; i < headers.length; i += 2) {
+      if ((headers[i] as string).toLowerCase() === "content-length")
+        this.responseLength = headers[i + 1] as string;
+    }
+    (this.res as ServerResponse).writeHead(status, headers);
+  }
+
+  write(chunk: Buffer): boolean {
+    return (this.res as ServerResponse).write(chunk);
+  }
+
+  end(body?: string | Buffer): void {
+    if (body === undefined) this.res.end();
+    else (this.res as ServerResponse).end(body);
+  }
+
+  destroy(): void {
+    this.res.destroy();
+  }
+}
