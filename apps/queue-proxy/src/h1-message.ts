@@ -243,8 +243,13 @@ export abstract class H1MessageParser {
   }
 
   /** The `Connection` header's tokens. */
-  protected connectionTokens(): string[] {
-    return this.connection === "" ? [] : this.connection.split(",").map((t) => t.trim());
+  protected connectionTokens(): readonly string[] {
+    const c = this.connection;
+    // The common values need no splitting.
+    if (c === "") return NO_TOKENS;
+    if (c === "keep-alive") return KEEP_ALIVE;
+    if (c === "close") return CLOSE;
+    return c.split(",").map((t) => t.trim());
   }
 
   private badLine(buf: Buffer, from: number, to: number): Error {
@@ -289,6 +294,10 @@ export abstract class H1MessageParser {
     }
   }
 }
+
+const NO_TOKENS: readonly string[] = [];
+const KEEP_ALIVE: readonly string[] = ["keep-alive"];
+const CLOSE: readonly string[] = ["close"];
 
 export function isDigit(b: number | undefined): boolean {
   return b !== undefined && b >= 0x30 && b <= 0x39;

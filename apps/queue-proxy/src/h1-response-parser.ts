@@ -134,12 +134,18 @@ export class H1ResponseParser extends H1MessageParser {
 /** `timeout=5, max=100` -> 5000; 0 when absent or unreadable. */
 export function parseKeepAliveTimeout(value: string): number {
   if (value === "") return 0;
+  // An app sends the same value on every response: remember the last one.
+  if (value === lastHint.value) return lastHint.ms;
   const m = /(?:^|[\s,])timeout\s*=\s*(\d+)/i.exec(value);
-  return m ? Number(m[1]) * 1000 : 0;
+  lastHint.value = value;
+  lastHint.ms = m ? Number(m[1]) * 1000 : 0;
+  return lastHint.ms;
 }
 
+const lastHint = { value: "", ms: 0 };
+
 /** Removes the fields the `Connection` header names (they are hop-by-hop too). */
-function dropNamed(headers: string[], tokens: string[]): void {
+function dropNamed(headers: string[], tokens: readonly string[]): void {
   const named = tokens.filter((t) => t !== "close" && t !== "keep-alive" && t !== "");
   if (named.length === 0) return;
   for (let i = headers.length - 2; i >= 0; i -= 2) {
