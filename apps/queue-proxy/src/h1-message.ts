@@ -36,6 +36,8 @@ export abstract class H1MessageParser {
   /** Transfer-Encoding was given, and whether its final coding is chunked. */
   protected transferEncoding = false;
   protected chunked = false;
+  /** Transfer-Encoding is exactly one `chunked` (the only form a request may use, as in Go). */
+  protected onlyChunked = false;
   /** `Connection` tokens, lower case, comma-joined ("" when absent). */
   protected connection = "";
   /** The last `Keep-Alive` value. */
@@ -176,6 +178,7 @@ export abstract class H1MessageParser {
     this.contentLength = -1;
     this.transferEncoding = false;
     this.chunked = false;
+    this.onlyChunked = false;
     this.connection = "";
     this.keepAliveValue = "";
     this.expect = "";
@@ -212,6 +215,7 @@ export abstract class H1MessageParser {
             break;
           }
           case "transfer-encoding":
+            this.onlyChunked = !this.transferEncoding && value.toLowerCase() === "chunked";
             this.transferEncoding = true;
             this.chunked =
               value

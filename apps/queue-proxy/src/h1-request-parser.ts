@@ -124,7 +124,7 @@ export class H1RequestParser extends H1MessageParser {
     if (this.transferEncoding && this.contentLength >= 0) {
       throw this.error("both Transfer-Encoding and Content-Length");
     }
-    if (this.transferEncoding && !this.chunked) throw this.error("unsupported transfer encoding", 501);
+    if (this.transferEncoding && !this.onlyChunked) throw this.error("unsupported transfer encoding", 501);
     this.hasBody = !this.upgrade && (this.chunked || this.contentLength > 0);
     this.expectContinue = this.hasBody && this.expect === "100-continue" && !this.http10;
     this.method = method;

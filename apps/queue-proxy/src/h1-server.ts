@@ -152,8 +152,8 @@ class H1Connection implements RequestEvents {
         this.socket.destroy();
         throw err;
       }
-      // A broken body while the exchange runs: the client is treated as gone.
-      if (this.reply !== null) this.socket.destroy();
+      // A broken body while the exchange runs (the client is treated as gone) or after its answer: just close.
+      if (this.reply !== null || this.discarded >= 0) this.socket.destroy();
       else this.refuse(err.status, err.message);
     } finally {
       this.pumping = false;
@@ -242,7 +242,7 @@ class H1Connection implements RequestEvents {
   replyDone(reply: H1Reply): void {
     if (this.reply !== reply) return;
     this.reply = null;
-    if (!reply.keepAlive) {
+    if (!reply.keepAlive || this.server.closing) {
       this.closeAfterWrite();
       return;
     }

@@ -22,18 +22,19 @@ export const HEADERS_TIMEOUT_MS = 60_000;
 export function createServingPort(
   onRequest: ServingHandler,
   onUpgrade: H1ServerHandlers["upgrade"],
+  headersTimeoutMs = HEADERS_TIMEOUT_MS,
 ): ServingPort {
-  const http1 = new H1Server(
-    { request: onRequest, upgrade: onUpgrade },
-    { headersTimeoutMs: HEADERS_TIMEOUT_MS },
-  );
+  const http1 = new H1Server({ request: onRequest, upgrade: onUpgrade }, { headersTimeoutMs });
   const h2 = http2.createServer({}, nodeListener(onRequest));
   const sockets = new Set<net.Socket>();
   // Accepted sockets get TCP_NODELAY: a streamed response must not wait on Nagle.
   const front = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    // A connection that never sends a byte is closed too, as Go's ReadHeaderTimeout does for a first request.
+    socket.setTimeout(headersTimeoutMs, () => socket.destroy());
     socket.once("data", (chunk: Buffer) => {
+      socket.setTimeout(0);
       if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) {
         socket.pause();
         socket.unshift(chunk);
