@@ -6,6 +6,9 @@
 
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
+/** Most header fields in one head: enough for any real message, few enough that one head stays cheap. */
+export const MAX_FIELDS = 10_000;
+
 /** Parser states. */
 export const HEAD = 0;
 export const LENGTH = 1;
@@ -134,24 +137,33 @@ export abstract class H1MessageParser {
       this.parseHead(data, end);
       return at + end + 4;
     }
-    // The head came in pieces: collect them in one growing buffer (no quadratic copying for slow clients).
+    // The head came in pieces: collect them in one growing buffer (no quadratic copying for slow
+    // clients), taking from this piece only the bytes up to the blank line, which may straddle the seam.
     const before = this.pendingLength;
-    this.keep(data);
+    const pending = this.pending as Buffer;
+    const back = Math.min(3, before);
+    const seam = Buffer.concat([pending.subarray(before - back, before), data.subarray(0, 3)]).indexOf(
+      CRLF_CRLF,
+    );
+    let take = seam >= 0 ? seam + 4 - back : data.indexOf(CRLF_CRLF);
+    if (seam < 0 && take >= 0) take += 4;
+    if (take < 0) {
+      this.keep(data);
+      return chunk.length;
+    }
+    this.keep(data.subarray(0, take));
     const all = (this.pending as Buffer).subarray(0, this.pendingLength);
-    const end = all.indexOf(CRLF_CRLF, Math.max(0, before - 3));
-    if (end < 0) return chunk.length;
-    if (end > this.maxHeadBytes) throw this.tooLarge();
     this.pending = null;
     this.pendingLength = 0;
-    this.parseHead(all, end);
-    return at + end + 4 - before;
+    this.parseHead(all, all.length - 4);
+    return at + take;
   }
 
   private keep(data: Buffer): void {
     const need = this.pendingLength + data.length;
-    if (need > this.maxHeadBytes + 3) throw this.tooLarge();
+    if (need > this.maxHeadBytes + 4) throw this.tooLarge();
     if (this.pending === null || this.pending.length < need) {
-      const grown = Buffer.allocUnsafe(Math.max(4096, need * 2));
+      const grown = Buffer.allocUnsafe(Math.min(Math.max(4096, need * 2), this.maxHeadBytes + 4));
       if (this.pending !== null) this.pending.copy(grown, 0, 0, this.pendingLength);
       this.pending = grown;
     }
@@ -184,7 +196,9 @@ export abstract class H1MessageParser {
     this.expect = "";
     this.upgradeField = false;
     this.hosts = 0;
+    let count = 0;
     while (pos < end) {
+      if (++count > MAX_FIELDS) throw this.error(`more than ${MAX_FIELDS} header fields`, 431);
       let lineEnd = buf.indexOf(0x0d, pos);
       if (lineEnd < 0 || lineEnd > end) lineEnd = end;
       const colon = buf.indexOf(0x3a, pos);
@@ -269,7 +283,9 @@ export abstract class H1MessageParser {
     this.line += chunk.toString("latin1", at, stop);
     if (this.line.length > 4096) throw this.error("chunk framing line too long");
     if (lf < 0) return chunk.length;
-    const line = this.line.endsWith("\r") ? this.line.slice(0, -1) : this.line;
+    // Every line of the chunked framing ends in CRLF; a bare LF is how framings are made to disagree.
+    if (!this.line.endsWith("\r")) throw this.error("chunk framing line without CRLF");
+    const line = this.line.slice(0, -1);
     this.line = "";
     this.onLine(line);
     return lf + 1;
@@ -286,11 +302,10 @@ export abstract class H1MessageParser {
       if (line === "") this.finish();
       return;
     }
-    const semi = line.indexOf(";");
-    const hex = (semi < 0 ? line : line.slice(0, semi)).trim();
-    if (!/^[0-9a-fA-F]{1,12}$/.test(hex))
-      throw this.error(`bad chunk size ${JSON.stringify(hex.slice(0, 20))}`);
-    const size = Number.parseInt(hex, 16);
+    // chunk-size [BWS ";" extension...]: hex digits, then only spaces or tabs before an extension.
+    const m = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+    if (m === null) throw this.error(`bad chunk size ${JSON.stringify(line.slice(0, 20))}`);
+    const size = Number.parseInt(m[1] as string, 16);
     if (size === 0) this.state = TRAILERS;
     else {
       this.remaining = size;
@@ -320,3 +335,14 @@ const VCHAR = new Uint8Array(256);
 VCHAR[0x09] = 1;
 for (let b = 0x20; b < 0x7f; b++) VCHAR[b] = 1;
 for (let b = 0x80; b < 0x100; b++) VCHAR[b] = 1;
+
+/** Removes, in one pass, the fields of a flat [name, value, ...] list whose lower-case name is in `names`. */
+export function removeFields(fields: string[], names: ReadonlySet<string>): void {
+  let to = 0;
+  for (let from = 0; from < fields.length; from += 2) {
+    if (names.has((fields[from] as string).toLowerCase())) continue;
+    fields[to++] = fields[from] as string;
+    fields[to++] = fields[from + 1] as string;
+  }
+  fields.length = to;
+}

@@ -126,6 +126,11 @@ const rows: { name: string; text: string; want: Partial<Request>[] }[] = [
     want: [{ upgrade: false }],
   },
   {
+    name: "a chunk size with an extension after spaces",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n3 \t;name=v\r\nabc\r\n0\r\n\r\n",
+    want: [{ body: "abc", ended: true }],
+  },
+  {
     name: "Content-Length repeated with the same value",
     text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 2\r\ncontent-length: 2\r\n\r\nhi",
     want: [{ body: "hi" }],
@@ -209,6 +214,36 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n",
     status: 400,
     message: /content-length/,
+  },
+  {
+    name: "a bare CR ending the request line",
+    text: "GET / HTTP/1.1\rTransfer-Encoding: chunked\r\nhost: a\r\n\r\n",
+    status: 400,
+    message: /request line/,
+  },
+  {
+    name: "Transfer-Encoding in HTTP/1.0",
+    text: "POST / HTTP/1.0\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n",
+    status: 400,
+    message: /HTTP\/1\.0/,
+  },
+  {
+    name: "a chunk size line ending in a bare LF",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n",
+    status: 400,
+    message: /CRLF/,
+  },
+  {
+    name: "white space before a chunk size",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n 3\r\nabc\r\n0\r\n\r\n",
+    status: 400,
+    message: /chunk size/,
+  },
+  {
+    name: "more than 10,000 fields",
+    text: `GET / HTTP/1.1\r\nhost: a\r\n${"x: 1\r\n".repeat(10_000)}\r\n`,
+    status: 431,
+    message: /10000 header fields/,
   },
   {
     name: "obs-fold",

@@ -26,6 +26,8 @@ export class ClientProtocolError extends Error {
   }
 }
 
+const NO_FIELDS: string[] = [];
+
 /** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
 export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
 
@@ -56,6 +58,11 @@ export class H1RequestParser extends H1MessageParser {
   /** Expects the next request. */
   start(): void {
     this.begin();
+  }
+
+  /** Lets go of the last request's fields (an idle connection should not hold a large head). */
+  release(): void {
+    this.rawHeaders = NO_FIELDS;
   }
 
   /** Whether the current request's head has been read (its body may still be coming). */
@@ -94,7 +101,9 @@ export class H1RequestParser extends H1MessageParser {
     // method SP request-target SP HTTP-version
     const sp1 = buf.indexOf(0x20);
     const sp2 = sp1 < 0 ? -1 : buf.indexOf(0x20, sp1 + 1);
-    if (sp1 <= 0 || sp2 < 0 || sp2 > eol || sp2 === sp1 + 1) throw this.badRequestLine(buf, eol);
+    if (sp1 <= 0 || sp2 < 0 || sp2 > eol || sp2 === sp1 + 1 || (eol < end && buf[eol + 1] !== 0x0a)) {
+      throw this.badRequestLine(buf, eol);
+    }
     for (let i = 0; i < sp1; i++) if (TCHAR[buf[i] as number] !== 1) throw this.badRequestLine(buf, eol);
     for (let i = sp1 + 1; i < sp2; i++) {
       const b = buf[i] as number;
@@ -124,6 +133,7 @@ export class H1RequestParser extends H1MessageParser {
     if (this.transferEncoding && this.contentLength >= 0) {
       throw this.error("both Transfer-Encoding and Content-Length");
     }
+    if (this.transferEncoding && this.http10) throw this.error("Transfer-Encoding in an HTTP/1.0 request");
     if (this.transferEncoding && !this.onlyChunked) throw this.error("unsupported transfer encoding", 501);
     this.hasBody = !this.upgrade && (this.chunked || this.contentLength > 0);
     this.expectContinue = this.hasBody && this.expect === "100-continue" && !this.http10;

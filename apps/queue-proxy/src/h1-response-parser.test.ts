@@ -64,6 +64,14 @@ const rows: {
     reusable: true,
   },
   {
+    name: "chunked and a Content-Length: chunked frames the body and the length is not passed on",
+    text: "HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
+    status: 200,
+    headers: ["X-A", "1"],
+    body: "hi",
+    reusable: true,
+  },
+  {
     name: "no length and no chunking: the body runs to the end of the connection",
     text: "HTTP/1.1 200 OK\r\nX-A: 1\r\n\r\nstream until close",
     eof: true,

@@ -5,7 +5,7 @@
  * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
  */
 import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
-import { DONE, H1MessageParser, HEAD, isDigit, UNTIL_CLOSE } from "./h1-message.js";
+import { DONE, H1MessageParser, HEAD, isDigit, removeFields, UNTIL_CLOSE } from "./h1-message.js";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {
@@ -90,6 +90,7 @@ export class H1ResponseParser extends H1MessageParser {
     // HTTP/1.x SP 3DIGIT [SP reason]
     if (
       eol < 12 ||
+      (eol < end && buf[eol + 1] !== 0x0a) ||
       buf.toString("latin1", 0, 7) !== "HTTP/1." ||
       (buf[7] !== 0x30 && buf[7] !== 0x31) ||
       buf[8] !== 0x20 ||
@@ -117,6 +118,8 @@ export class H1ResponseParser extends H1MessageParser {
     this.keepAlive = buf[7] === 0x30 ? tokens.includes("keep-alive") : !tokens.includes("close");
     this.keepAliveHintMs = parseKeepAliveTimeout(this.keepAliveValue);
     if (tokens.length > 0) dropNamed(headers, tokens);
+    // With both, Transfer-Encoding frames the body and the length is wrong (RFC 9112 6.3): never pass it on.
+    if (this.transferEncoding && this.contentLength >= 0) removeFields(headers, CONTENT_LENGTH);
     this.events.head(status, headers);
     if (this.headRequest || status === 204 || status === 304) this.frame("none");
     else if (this.transferEncoding) {
@@ -146,9 +149,8 @@ const lastHint = { value: "", ms: 0 };
 
 /** Removes the fields the `Connection` header names (they are hop-by-hop too). */
 function dropNamed(headers: string[], tokens: readonly string[]): void {
-  const named = tokens.filter((t) => t !== "close" && t !== "keep-alive" && t !== "");
-  if (named.length === 0) return;
-  for (let i = headers.length - 2; i >= 0; i -= 2) {
-    if (named.includes((headers[i] as string).toLowerCase())) headers.splice(i, 2);
-  }
+  const named = new Set(tokens.filter((t) => t !== "close" && t !== "keep-alive" && t !== ""));
+  if (named.size > 0) removeFields(headers, named);
 }
+
+const CONTENT_LENGTH: ReadonlySet<string> = new Set(["content-length"]);

@@ -72,10 +72,13 @@ export class H1Server {
     conn.onData(first);
   }
 
-  /** Closes connections between requests; the others close after their current response. */
+  /**
+   * Closes connections between requests once what was written to them has gone out; the others close
+   * after their current response.
+   */
   closeIdle(): void {
     this.closing = true;
-    for (const c of this.connections) if (c.idle) c.socket.destroy();
+    for (const c of this.connections) if (c.idle) c.closeAfterWrite();
   }
 
   stop(): void {
@@ -96,9 +99,12 @@ class H1Connection implements RequestEvents {
   closed = false;
   /** When the head being read began to arrive (0 = not reading a head). */
   headSince = 0;
-  /** Bytes read but not parsed yet (a pipelined request waiting for the current answer). */
-  private buffered: Buffer | null = null;
+  /** Bytes read but not parsed yet (a pipelined request waiting for the current answer), in order. */
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
   private pumping = false;
+  /** The client is not reading its responses: the next request waits for the socket to drain. */
+  private waitDrain = false;
   private upgrading = false;
   /** The request body's reader is full: reading waits for it. */
   private bodyFull = false;
@@ -118,30 +124,52 @@ class H1Connection implements RequestEvents {
   }
 
   get idle(): boolean {
-    return this.reply === null && !this.parser.busy && this.buffered === null;
+    return !this.closed && this.reply === null && !this.parser.busy && this.bufferedBytes === 0;
   }
 
   readonly onData = (chunk: Buffer): void => {
     if (this.closed) return;
-    this.buffered = this.buffered === null ? chunk : Buffer.concat([this.buffered, chunk]);
+    this.buffered.push(chunk);
+    this.bufferedBytes += chunk.length;
     this.pump();
   };
+
+  /** All buffered bytes as one buffer (a copy only when several reads wait). */
+  private takeBuffered(): Buffer {
+    const data = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    return data;
+  }
 
   /** Feeds what was read to the parser, one request at a time. */
   private pump(): void {
     if (this.pumping || this.closed) return;
     this.pumping = true;
     try {
-      while (this.buffered !== null && !this.closed) {
+      while (this.bufferedBytes > 0 && !this.closed) {
         const { parser } = this;
+        let data = this.takeBuffered();
         if (!parser.busy) {
-          if (this.reply !== null) break; // the next request waits until this one is answered
+          // The next request waits until this one is answered and its response has been taken.
+          if (this.reply !== null || this.waitDrain) {
+            this.buffered.push(data);
+            this.bufferedBytes = data.length;
+            break;
+          }
+          // Empty lines before a request line are ignored (RFC 9112 2.2).
+          let skip = 0;
+          while (skip < data.length && (data[skip] === 0x0d || data[skip] === 0x0a)) skip++;
+          if (skip === data.length) break;
+          if (skip > 0) data = data.subarray(skip);
           parser.start();
           this.headSince = Date.now();
         }
-        const data = this.buffered;
         const used = parser.feed(data);
-        this.buffered = used === data.length ? null : data.subarray(used);
+        if (used < data.length) {
+          this.buffered.push(data.subarray(used));
+          this.bufferedBytes = data.length - used;
+        }
         if (this.upgrading) {
           this.handOver();
           return;
@@ -163,7 +191,7 @@ class H1Connection implements RequestEvents {
 
   /** Pauses reading while the body reader is full or too many pipelined bytes wait. */
   private flow(): void {
-    const stop = this.bodyFull || (this.buffered !== null && this.buffered.length > PIPELINE_LIMIT);
+    const stop = this.bodyFull || this.waitDrain || this.bufferedBytes > PIPELINE_LIMIT;
     if (stop === this.paused || this.closed) return;
     this.paused = stop;
     if (stop) this.socket.pause();
@@ -179,6 +207,7 @@ class H1Connection implements RequestEvents {
     }
     const reply = new H1Reply(this, p.method, p.target, p.http10, p.keepAlive);
     if (p.hasBody) reply.body = this.bodyReader(reply, p.expectContinue);
+    reply.continued = !p.expectContinue;
     this.reply = reply;
     this.server.handlers.request(reply, p.rawHeaders);
   }
@@ -242,23 +271,28 @@ class H1Connection implements RequestEvents {
   replyDone(reply: H1Reply): void {
     if (this.reply !== reply) return;
     this.reply = null;
+    this.parser.release();
     if (!reply.keepAlive || this.server.closing) {
       this.closeAfterWrite();
       return;
     }
     if (this.parser.inBody) {
-      // Answered before the body was read: drop the rest of it, unless the client still waits for a
-      // 100 Continue that will never come (then it may never send the body).
+      // Answered before the body was read: drop the rest of it.
       reply.body?.destroy();
       this.bodyFull = false;
-      if (reply.body !== null && !reply.continued && this.parser.expectContinue) {
-        this.closeAfterWrite();
-        return;
-      }
       this.discarded = 0;
     }
-    this.pump();
+    // A client that does not read its responses gets no more until it does (as Node's server did).
+    if (this.socket.writableNeedDrain) this.waitDrain = true;
+    if (this.bufferedBytes === 0) this.flow();
+    // A pipelined request starts on the next turn, after this exchange has given back its breaker slot
+    // and upstream connection.
+    else setImmediate(this.resumeReading);
   }
+
+  private readonly resumeReading = (): void => {
+    this.pump();
+  };
 
   /** Answers a request the server refuses itself, then closes. */
   refuse(status: number, message: string): void {
@@ -272,19 +306,21 @@ class H1Connection implements RequestEvents {
   }
 
   /** Ends the connection once what was written has gone out; a client that never closes is cut later. */
-  private closeAfterWrite(): void {
+  closeAfterWrite(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffered = null;
-    this.socket.end();
-    this.socket.resume(); // keep reading (and dropping) so the client is not reset before it reads the answer
-    setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    const { socket } = this;
+    // Once everything written has been handed to the kernel, half-close and keep reading (and dropping)
+    // for a moment, so the client is not reset before it has read the answer.
+    socket.end(() => setTimeout(() => socket.destroy(), LINGER_MS).unref());
+    socket.resume();
   }
 
   private handOver(): void {
     const p = this.parser;
-    const rest = this.buffered ?? Buffer.alloc(0);
-    this.buffered = null;
+    const rest = this.takeBuffered();
     this.closed = true;
     this.server.connections.delete(this);
     const { socket } = this;
@@ -298,12 +334,18 @@ class H1Connection implements RequestEvents {
   }
 
   private readonly onDrain = (): void => {
+    if (this.waitDrain) {
+      this.waitDrain = false;
+      this.pump();
+      return;
+    }
     this.reply?.onDrain?.();
   };
 
   private readonly onClose = (): void => {
     this.closed = true;
     this.server.connections.delete(this);
+    this.parser.release();
     const reply = this.reply;
     this.reply = null;
     if (reply === null || reply.finished) return;
@@ -326,8 +368,8 @@ class H1Reply implements Downstream {
   responseLength = "";
   /** The response was written in full, cut off, or the client went away. */
   finished = false;
-  /** `100 Continue` was sent (or the chance to send it passed). */
-  continued = false;
+  /** No `100 Continue` is owed: it was sent, or the client did not ask for one. */
+  continued = true;
   readonly http2 = false;
   private head: string | null = null;
   private framing = NONE;
@@ -380,7 +422,8 @@ class H1Reply implements Downstream {
       this.framing = CLOSE;
       this.keepAlive = false;
     }
-    if (this.conn.server.closing) this.keepAlive = false;
+    // Shutting down, or the client still waits for a 100 Continue and may never send its body: close after.
+    if (this.conn.server.closing || !this.continued) this.keepAlive = false;
     if (!this.keepAlive) {
       if (!this.http10) head += "connection: close\r\n";
     } else if (this.http10) head += "connection: keep-alive\r\n";

@@ -68,6 +68,9 @@ function admin(drainer: Drainer, clock: Clock, sigterm: () => boolean): http.Req
   };
 }
 
+/** How long SIGTERM waits for HTTP/1 connections to send their last bytes before cutting them. */
+const CLOSE_WAIT_MS = 2000;
+
 /** Starts every server of the queue-proxy (serving, admin, autoscaler stat, Prometheus). */
 export async function startQueueProxy(
   config: QueueProxyConfig,
@@ -199,6 +202,10 @@ export async function startQueueProxy(
       tlsPort?.closeIdle();
       await clock.sleep(20);
     }
+    // HTTP/1 connections close once their last answer has gone out; give them a moment to do so.
+    serving.http1.closeIdle();
+    const open = () => [...serving.sockets].filter((s) => !hijackedSocket(s) && !s.destroyed).length;
+    for (let waited = 0; open() > 0 && waited < CLOSE_WAIT_MS; waited += 20) await clock.sleep(20);
     for (const socket of serving.sockets) if (!hijackedSocket(socket)) socket.destroy();
     if (tlsPort) for (const socket of tlsPort.sockets) if (!hijackedSocket(socket)) socket.destroy();
     await hijacked.settle(config.hijackedGraceMs);

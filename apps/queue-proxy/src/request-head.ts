@@ -1,3 +1,4 @@
+import { removeFields } from "./h1-message.js";
 /**
  * One pass over a request's raw headers: the values the queue-proxy decides on, and the header list to
  * send upstream (hop-by-hop and revision headers dropped, `Host` restored from `K-Original-Host`).
@@ -133,10 +134,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
 
 /** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1). */
 function dropConnectionTokens(upstream: string[], tokens: string): void {
-  const names = new Set(tokens.split(",").map((t) => t.trim().toLowerCase()));
-  for (let i = upstream.length - 2; i >= 0; i -= 2) {
-    if (names.has((upstream[i] as string).toLowerCase())) upstream.splice(i, 2);
-  }
+  removeFields(upstream, new Set(tokens.split(",").map((t) => t.trim().toLowerCase())));
 }
 
 /** The values of field `name` (lower case) in a flat [name, value, ...] list, comma-joined ("" when absent). */

@@ -46,6 +46,8 @@ function badGateway(socket: Duplex, message: string): void {
   socket.end(
     `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  // The socket came paused from the server: read (and drop) until the client closes its side too.
+  socket.resume();
 }
 
 /**

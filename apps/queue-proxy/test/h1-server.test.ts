@@ -455,6 +455,77 @@ describe("a bare H1Server", () => {
     d.end(body);
   }
 
+  it("stops taking pipelined requests while the client does not read its responses", async () => {
+    const big = "x".repeat(64 * 1024);
+    let seen = 0;
+    const srv = await bare((d) => {
+      seen++;
+      answer(d, big);
+    });
+    try {
+      const socket = net.connect({ port: srv.port, host: "127.0.0.1" });
+      clients.add(socket);
+      await new Promise((r) => socket.once("connect", r));
+      socket.pause();
+      const count = 300;
+      socket.write(get("/").repeat(count));
+      // Unread, the answers fill the socket buffers: the server must stop well short of all 300
+      // (19 MB) instead of queueing them in memory.
+      await until(() => seen > 0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen).toBeLessThan(count / 3);
+      let bytes = 0;
+      socket.on("data", (c: Buffer) => {
+        bytes += c.length;
+      });
+      socket.resume();
+      await until(() => seen === count, 10_000);
+      await until(() => bytes >= count * big.length, 10_000);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("delivers a whole close-delimited answer to a client that reads it late", async () => {
+    const body = Buffer.alloc(4 * 1024 * 1024, 0x61);
+    const srv = await bare((d) => {
+      d.writeHead(200, []);
+      d.write(body);
+      d.end();
+    });
+    try {
+      const socket = net.connect({ port: srv.port, host: "127.0.0.1" });
+      clients.add(socket);
+      await new Promise((r) => socket.once("connect", r));
+      socket.pause();
+      socket.write("GET / HTTP/1.0\r\n\r\n");
+      // Longer than the server's linger after closing: it must not cut what the client has not read yet.
+      await new Promise((r) => setTimeout(r, 1500));
+      const chunks: Buffer[] = [];
+      socket.on("data", (c: Buffer) => chunks.push(c));
+      socket.resume();
+      await new Promise((r) => socket.once("end", r));
+      const text = Buffer.concat(chunks);
+      const head = text.indexOf("\r\n\r\n");
+      expect(text.subarray(0, head).toString()).not.toMatch(/content-length|transfer-encoding/i);
+      expect(text.length - head - 4).toBe(body.length);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("ignores empty lines before a request line", async () => {
+    const srv = await bare((d) => answer(d, d.target));
+    try {
+      const c = await rawClient(srv.port);
+      await c.send(`\r\n${get("/a")}\r\n\r\n${get("/b")}`);
+      await c.waitFor(/\/b$/);
+      expect(responses(c.text())).toBe(2);
+    } finally {
+      await srv.close();
+    }
+  });
+
   it("answers pipelined requests one at a time", async () => {
     let inFlight = 0;
     let most = 0;
