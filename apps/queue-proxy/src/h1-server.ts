@@ -149,14 +149,10 @@ class H1Connection implements RequestEvents {
     try {
       while (this.bufferedBytes > 0 && !this.closed) {
         const { parser } = this;
+        // The next request waits until this one is answered and its response has been taken.
+        if (!parser.busy && (this.reply !== null || this.waitDrain)) break;
         let data = this.takeBuffered();
         if (!parser.busy) {
-          // The next request waits until this one is answered and its response has been taken.
-          if (this.reply !== null || this.waitDrain) {
-            this.buffered.push(data);
-            this.bufferedBytes = data.length;
-            break;
-          }
           // Empty lines before a request line are ignored (RFC 9112 2.2).
           let skip = 0;
           while (skip < data.length && (data[skip] === 0x0d || data[skip] === 0x0a)) skip++;
