@@ -65,7 +65,12 @@ export class H1RequestParser extends H1MessageParser {
     this.rawHeaders = NO_FIELDS;
   }
 
-  /** Whether the current request's head has been read (its body may still be coming). */
+  /** A request head is being read. */
+  get inHead(): boolean {
+    return this.busy && this.method === "";
+  }
+
+  /** The current request's head has been read and its body may still be coming. */
   get inBody(): boolean {
     return this.busy && this.method !== "";
   }

@@ -159,9 +159,10 @@ class H1Connection implements RequestEvents {
           if (skip === data.length) break;
           if (skip > 0) data = data.subarray(skip);
           parser.start();
-          this.headSince = Date.now();
         }
         const used = parser.feed(data);
+        // A head that did not come whole in one read starts the head timeout (most never need the clock).
+        if (parser.inHead && this.headSince === 0) this.headSince = Date.now();
         if (used < data.length) {
           this.buffered.push(data.subarray(used));
           this.bufferedBytes = data.length - used;
@@ -294,9 +295,8 @@ class H1Connection implements RequestEvents {
   refuse(status: number, message: string): void {
     if (this.closed || this.reply !== null) return;
     const reason = STATUS_CODES[status] ?? "Unknown";
-    const body = message === "" ? `${status} ${reason}\n` : `${status} ${reason}: ${message}\n`;
     this.socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      closingAnswer(status, message === "" ? `${status} ${reason}\n` : `${status} ${reason}: ${message}\n`),
     );
     this.closeAfterWrite();
   }
@@ -468,4 +468,9 @@ function httpDate(): string {
     dateText = new Date(now).toUTCString();
   }
   return dateText;
+}
+
+/** A whole plain-text answer that closes the connection, for answers written straight to a socket. */
+export function closingAnswer(status: number, body: string): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }

@@ -1,7 +1,7 @@
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { ExchangeContext } from "./exchange.js";
-import type { UpgradeRequest } from "./h1-server.js";
+import { closingAnswer, type UpgradeRequest } from "./h1-server.js";
 import { fieldValue, scanRequestHead } from "./request-head.js";
 import type { ServingDrainer } from "./serving.js";
 
@@ -42,10 +42,7 @@ export class HijackedConnections {
 }
 
 function badGateway(socket: Duplex, message: string): void {
-  const body = `${message}\n`;
-  socket.end(
-    `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  socket.end(closingAnswer(502, `${message}\n`));
   // The socket came paused from the server: read (and drop) until the client closes its side too.
   socket.resume();
 }
