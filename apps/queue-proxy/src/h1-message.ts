@@ -7,11 +7,11 @@
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
 /** Most header fields in one head: enough for any real message, few enough that one head stays cheap. */
-export const MAX_FIELDS = 10_000;
+const MAX_FIELDS = 10_000;
 
 /** Parser states. */
 export const HEAD = 0;
-export const LENGTH = 1;
+const LENGTH = 1;
 const CHUNK_SIZE = 2;
 const CHUNK_DATA = 3;
 const CHUNK_END = 4;
@@ -20,7 +20,7 @@ export const UNTIL_CLOSE = 6;
 export const DONE = 7;
 
 /** How a message's body is delimited. */
-export type Framing = "none" | "length" | "chunked" | "close";
+type Framing = "none" | "length" | "chunked" | "close";
 
 /**
  * One message at a time: `begin` arms it, `feedMessage` consumes bytes until the message ends. The

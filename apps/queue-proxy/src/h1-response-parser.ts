@@ -64,9 +64,9 @@ export class H1ResponseParser extends H1MessageParser {
 
   /** The connection ended: completes a close-delimited body, otherwise the response was cut short. */
   eof(): void {
+    // A close-delimited body: its framing already made the connection not reusable.
     if (this.state === UNTIL_CLOSE) {
-      this.state = DONE;
-      this.events.end(false);
+      this.finish();
       return;
     }
     if (this.state !== DONE) throw new UpstreamProtocolError("connection closed before the response ended");

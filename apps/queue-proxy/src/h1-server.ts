@@ -53,14 +53,12 @@ export class H1Server {
   readonly connections = new Set<H1Connection>();
   /** Shutting down: every response closes its connection. */
   closing = false;
-  readonly maxHeadBytes: number | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     readonly handlers: H1ServerHandlers,
     readonly options: H1ServerOptions,
   ) {
-    this.maxHeadBytes = options.maxHeadBytes;
     this.timer = setInterval(() => this.checkHeads(), Math.min(1000, options.headersTimeoutMs));
     this.timer.unref();
   }
@@ -116,7 +114,7 @@ class H1Connection implements RequestEvents {
     readonly server: H1Server,
     readonly socket: net.Socket,
   ) {
-    this.parser = new H1RequestParser(this, server.maxHeadBytes);
+    this.parser = new H1RequestParser(this, server.options.maxHeadBytes);
     socket.on("data", this.onData);
     socket.on("drain", this.onDrain);
     socket.on("close", this.onClose);
@@ -203,7 +201,7 @@ class H1Connection implements RequestEvents {
       return;
     }
     const reply = new H1Reply(this, p.method, p.target, p.http10, p.keepAlive);
-    if (p.hasBody) reply.body = this.bodyReader(reply, p.expectContinue);
+    if (p.hasBody) reply.body = this.bodyReader(reply);
     reply.continued = !p.expectContinue;
     this.reply = reply;
     this.server.handlers.request(reply, p.rawHeaders);
@@ -226,11 +224,11 @@ class H1Connection implements RequestEvents {
   }
 
   /** The request body as a stream; reading it sends `100 Continue` first when the client waits for one. */
-  private bodyReader(reply: H1Reply, expectContinue: boolean): Readable {
+  private bodyReader(reply: H1Reply): Readable {
     return new Readable({
       highWaterMark: 64 * 1024,
       read: () => {
-        if (expectContinue && !reply.continued) {
+        if (!reply.continued) {
           reply.continued = true;
           if (!reply.headersSent && !this.closed)
             this.socket.write("HTTP/1.1 100 Continue\r\n\r\n", "latin1");
