@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-/** `thaw`: `thaw up [--config file] [--verbose]` and `thaw validate <file>`. */
+/** `thaw`: `thaw up [--config file] [--verbose]`, `thaw validate <file>` and `thaw k8s render`. */
+import { K8S_USAGE, k8sRenderCommand } from "./k8s/command.js";
 import { upCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
 const USAGE = `usage:
   thaw up [--config thaw.config.yaml] [--verbose]   run the whole stack on this machine
-  thaw validate <thaw.config.yaml>                  check a config, print every issue`;
+  thaw validate <thaw.config.yaml>                  check a config, print every issue
+  thaw k8s render [--config thaw.config.yaml] [--out dir]   Kubernetes manifests (kustomize) for the config
+${K8S_USAGE.split("\n").slice(1).join("\n")}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -17,6 +20,17 @@ async function main(argv: string[]): Promise<number> {
     }
     const r = await validateCommand(file);
     (r.code === 0 ? process.stdout : process.stderr).write(`${r.output}\n`);
+    return r.code;
+  }
+  if (command === "k8s") {
+    const [sub, ...args] = rest;
+    if (sub !== "render") {
+      process.stderr.write(`${K8S_USAGE}\n`);
+      return 2;
+    }
+    const r = await k8sRenderCommand(args);
+    process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
     return r.code;
   }
   if (command === "up") {

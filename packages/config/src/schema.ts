@@ -53,11 +53,35 @@ const run = strict({
   ),
 });
 
+const quantity = v.union(
+  [
+    v.pipe(v.string(), v.regex(/^[0-9.]+[a-zA-Z]*$/, "must be a quantity such as 100m, 1, 128Mi")),
+    v.number(),
+  ],
+  "must be a Kubernetes quantity such as 100m, 1, 128Mi",
+);
+const resourceList = strict({ cpu: v.optional(quantity), memory: v.optional(quantity) });
+const resources = strict({ requests: v.optional(resourceList), limits: v.optional(resourceList) });
+
 const kubernetes = strict({
   deployment: name,
   namespace: v.optional(name),
   kubeconfig: v.optional(v.string()),
   portName: v.optional(v.string(), "http"),
+  // What `thaw k8s render` puts into the pod; the scaler ignores these.
+  image: v.optional(v.pipe(v.string(), v.minLength(1, "must name an image, e.g. ghcr.io/you/app:1.0"))),
+  containerPort: v.optional(int(1, 65535, "the port the app listens on (Knative's default 8080)"), 8080),
+  command: v.optional(v.array(v.string("each argument must be a string"))),
+  args: v.optional(v.array(v.string("each argument must be a string"))),
+  env: v.optional(v.record(v.string(), v.string('must be a string; quote numbers, e.g. "800"')), {}),
+  resources: v.optional(resources),
+  queueProxyResources: v.optional(resources),
+  runAsUser: v.optional(int(1, 2_147_483_647, "a non-root user id; the image's USER is used when unset")),
+  readOnlyRootFilesystem: v.optional(v.boolean("must be true or false"), true),
+  maxUnavailable: v.optional(
+    int(1, 1000, "pods a voluntary disruption may take at once (PodDisruptionBudget)"),
+    1,
+  ),
 });
 
 const webhook = strict({

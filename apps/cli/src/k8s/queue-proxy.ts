@@ -1,0 +1,140 @@
+import type { ServiceConfig } from "@thaw/config";
+import { parseDurationMs } from "@thaw/config";
+import {
+  applyRevisionDefaults,
+  type Container,
+  type Probe,
+  queueProxyOwnProbe,
+  queueProxyProbeEnv,
+} from "@thaw/readiness";
+import { imageOf, type RenderOptions } from "./options.js";
+import { restrictedContainer } from "./security.js";
+
+/** Knative's fixed queue-proxy ports (knative-spec.md c.1). */
+export const QUEUE_PORTS = { tls: 8112, admin: 8022, metrics: 9090, userMetrics: 9091 } as const;
+/** Knative's queue-proxy drain quiet period; other values go to THAW_DRAIN_QUIET_PERIOD_MS. */
+const KNATIVE_QUIET_PERIOD_MS = 30_000;
+
+/** The serving container after Knative's revision defaulting, and what the queue-proxy derives from it. */
+export interface QueueProxyParts {
+  container: Record<string, unknown>;
+  /** The defaulted serving container (its readinessProbe is what the queue-proxy runs). */
+  serving: Container;
+  queuePort: number;
+}
+
+function value(name: string, v: string): Record<string, unknown> {
+  return { name, value: v };
+}
+
+function field(name: string, fieldPath: string): Record<string, unknown> {
+  return { name, valueFrom: { fieldRef: { fieldPath } } };
+}
+
+/** The revision as the reconciler sees it: one serving container with the user port and probe, defaults applied. */
+export function defaultedServing(service: ServiceConfig, probe: Probe | undefined): Container {
+  const port = service.kubernetes?.containerPort ?? 8080;
+  const revision = applyRevisionDefaults({
+    containers: [
+      { ports: [{ containerPort: port }], ...(probe ? { readinessProbe: structuredClone(probe) } : {}) },
+    ],
+    containerConcurrency: service.containerConcurrency,
+    timeoutSeconds: service.timeoutSeconds,
+  });
+  const serving = revision.containers?.[0];
+  if (!serving) throw new Error("revision defaulting returned no container");
+  return serving;
+}
+
+/**
+ * The queue-proxy sidecar exactly as Knative's reconciler shapes it: every variable of knative-spec.md c.2
+ * (HEAD's list, plus the request-log, metrics-domain and profiling variables earlier releases set and our
+ * queue-proxy ignores), ports 8012/8022/9090/9091/8112, and kubelet's readiness probe `GET :8012` with
+ * `K-Network-Probe: queue` carrying the user probe's timing. The user probe goes, rewritten by
+ * @thaw/readiness, into SERVING_READINESS_PROBE.
+ */
+export function queueProxyContainer(
+  service: ServiceConfig,
+  probe: Probe | undefined,
+  options: RenderOptions,
+  quietPeriod: string | number,
+): QueueProxyParts {
+  const serving = defaultedServing(service, probe);
+  const probeEnv = queueProxyProbeEnv({ serving, containerConcurrency: service.containerConcurrency });
+  // @thaw/config validated the probe with the same rules, so a failure here is a bug, not bad input.
+  if (!probeEnv.ok) throw new Error(probeEnv.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
+  const pe = probeEnv.value;
+  const queuePort = Number(pe.QUEUE_SERVING_PORT);
+  const name = service.name;
+  const quietMs = parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS;
+  const env = [
+    value("SERVING_NAMESPACE", service.namespace),
+    value("SERVING_SERVICE", name),
+    value("SERVING_CONFIGURATION", name),
+    value("SERVING_REVISION", name),
+    value("QUEUE_SERVING_PORT", String(queuePort)),
+    value("QUEUE_SERVING_TLS_PORT", String(QUEUE_PORTS.tls)),
+    value("CONTAINER_CONCURRENCY", String(service.containerConcurrency)),
+    value("REVISION_TIMEOUT_SECONDS", String(service.timeoutSeconds)),
+    value("REVISION_RESPONSE_START_TIMEOUT_SECONDS", String(service.responseStartTimeoutSeconds ?? 0)),
+    value("REVISION_IDLE_TIMEOUT_SECONDS", String(service.idleTimeoutSeconds ?? 0)),
+    field("SERVING_POD", "metadata.name"),
+    field("SERVING_POD_IP", "status.podIP"),
+    field("HOST_IP", "status.hostIP"),
+    value("SERVING_LOGGING_CONFIG", ""),
+    value("SERVING_LOGGING_LEVEL", ""),
+    value("SERVING_REQUEST_LOG_TEMPLATE", ""),
+    value("SERVING_ENABLE_REQUEST_LOG", "false"),
+    value("SERVING_ENABLE_PROBE_REQUEST_LOG", "false"),
+    value("SERVING_REQUEST_METRICS_BACKEND", "prometheus"),
+    value("USER_PORT", pe.USER_PORT as string),
+    value("SYSTEM_NAMESPACE", options.systemNamespace),
+    value("METRICS_DOMAIN", "knative.dev/internal/serving"),
+    value("ENABLE_PROFILING", "false"),
+    value("SERVING_READINESS_PROBE", pe.SERVING_READINESS_PROBE as string),
+    value("ENABLE_MULTI_CONTAINER_PROBES", pe.ENABLE_MULTI_CONTAINER_PROBES as string),
+    value("ENABLE_HTTP2_AUTO_DETECTION", "false"),
+    value("ENABLE_HTTP_FULL_DUPLEX", "false"),
+    value("OBSERVABILITY_CONFIG", "{}"),
+    value("ROOT_CA", ""),
+    ...(quietMs !== KNATIVE_QUIET_PERIOD_MS ? [value("THAW_DRAIN_QUIET_PERIOD_MS", String(quietMs))] : []),
+  ];
+  const res = service.kubernetes?.queueProxyResources;
+  const container = {
+    name: "queue-proxy",
+    image: imageOf(options, "queue-proxy"),
+    ports: [
+      { name: "http-queueadm", containerPort: QUEUE_PORTS.admin },
+      { name: "http-autometric", containerPort: QUEUE_PORTS.metrics },
+      { name: "http-usermetric", containerPort: QUEUE_PORTS.userMetrics },
+      { name: "queue-port", containerPort: queuePort },
+      { name: "https-port", containerPort: QUEUE_PORTS.tls },
+    ],
+    env,
+    readinessProbe: queueProxyOwnProbe(serving.readinessProbe, queuePort),
+    resources: resourcesOf(res, {
+      requests: { cpu: "25m", memory: "64Mi" },
+      limits: { cpu: "1", memory: "256Mi" },
+    }),
+    securityContext: restrictedContainer(true),
+  };
+  return { container, serving, queuePort };
+}
+
+type Resources = NonNullable<NonNullable<ServiceConfig["kubernetes"]>["resources"]>;
+
+/** Requests and limits: the config's values over the defaults, quantities as strings. */
+export function resourcesOf(
+  given: Resources | undefined,
+  defaults: { requests: Record<string, string>; limits: Record<string, string> },
+): { requests: Record<string, string>; limits: Record<string, string> } {
+  const merge = (d: Record<string, string>, g: Record<string, string | number | undefined> | undefined) => {
+    const out: Record<string, string> = { ...d };
+    for (const [k, v] of Object.entries(g ?? {})) if (v !== undefined) out[k] = String(v);
+    return out;
+  };
+  return {
+    requests: merge(defaults.requests, given?.requests),
+    limits: merge(defaults.limits, given?.limits),
+  };
+}

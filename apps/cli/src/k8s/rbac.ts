@@ -1,0 +1,59 @@
+import { PART_OF, type RenderOptions } from "./options.js";
+import type { K8sObject } from "./service.js";
+
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+
+/** What the autoscaler does in a service namespace: read Deployments, write their scale, follow EndpointSlices. */
+const AUTOSCALER_RULES: Rule[] = [
+  { apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list", "watch"] },
+  { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["get", "patch"] },
+  { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
+];
+/** The activator learns pods (and, in its own namespace, its peers) from EndpointSlices. */
+const ACTIVATOR_RULES: Rule[] = [
+  { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
+];
+/** The autoscaler's leader election, in the platform namespace only. */
+const LEASE_RULES: Rule[] = [
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+];
+
+function roleAndBinding(
+  name: string,
+  ns: string,
+  rules: Rule[],
+  account: string,
+  accountNs: string,
+): K8sObject[] {
+  const metadata = { name, namespace: ns, labels: { ...PART_OF } };
+  return [
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata, rules },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata,
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name: account, namespace: accountNs }],
+    },
+  ];
+}
+
+/**
+ * Namespaced least-privilege RBAC: Roles and RoleBindings in each service namespace for exactly what the
+ * autoscaler and the activator call, a Lease Role for the autoscaler in the platform namespace, and
+ * nothing for the hook (it talks only to the activator).
+ */
+export function rbacObjects(options: RenderOptions, serviceNamespaces: readonly string[]): K8sObject[] {
+  const sys = options.systemNamespace;
+  const out: K8sObject[] = [
+    ...roleAndBinding("thaw-autoscaler-leader", sys, LEASE_RULES, "thaw-autoscaler", sys),
+    ...roleAndBinding("thaw-activator-peers", sys, ACTIVATOR_RULES, "thaw-activator", sys),
+  ];
+  for (const ns of [...new Set(serviceNamespaces)].sort()) {
+    out.push(
+      ...roleAndBinding("thaw-autoscaler", ns, AUTOSCALER_RULES, "thaw-autoscaler", sys),
+      ...roleAndBinding("thaw-activator", ns, ACTIVATOR_RULES, "thaw-activator", sys),
+    );
+  }
+  return out;
+}
