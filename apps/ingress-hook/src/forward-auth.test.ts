@@ -55,6 +55,16 @@ describe("forward-auth dialects", () => {
       headers: { host: "hello.localhost", "x-original-uri": "/a" },
     },
     {
+      name: "ingress-nginx auth-url (X-Original-URL; the client's X-Forwarded-Host is ignored)",
+      path: "/ingress-nginx",
+      headers: {
+        host: "thaw-ingress-hook.thaw-system.svc.cluster.local",
+        "x-forwarded-host": "other.localhost",
+        "x-original-url": "https://hello.localhost/a?b=1",
+        "x-original-method": "GET",
+      },
+    },
+    {
       name: "traefik forwardAuth",
       path: "/traefik",
       headers: {
@@ -90,6 +100,13 @@ describe("forward-auth dialects", () => {
       expect(counter.n).toBe(1);
     });
   }
+
+  it("ingress-nginx: a request with no X-Original-URL names no revision (404 as 403 + X-Thaw-Status)", async () => {
+    const { app } = setup(readyActivator({ n: 0 }));
+    const r = await app.request("/ingress-nginx", { headers: { host: "hello.localhost" } });
+    expect(r.status).toBe(403);
+    expect(r.headers.get("x-thaw-status")).toBe("404");
+  });
 
   it("detects the dialect from the headers", () => {
     expect(detectDialect(new Headers({ "x-forwarded-uri": "/" }))).toBe("traefik");

@@ -5,11 +5,11 @@ import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
 
 /** The proxy dialects the forward-auth service speaks. */
-export type Dialect = "nginx" | "traefik" | "envoy";
+export type Dialect = "nginx" | "ingress-nginx" | "traefik" | "envoy";
 
 /**
  * The forward-auth service as a Hono app, to serve alone (`thaw-ingress-hook`) or mount (`thaw up` mounts
- * it at /_thaw/auth). Routes: `/nginx` (auth_request), `/traefik` (forwardAuth), `/envoy/<original path>`
+ * it at /_thaw/auth). Routes: `/nginx` (auth_request), `/ingress-nginx` (its `auth-url`), `/traefik` (forwardAuth), `/envoy/<original path>`
  * (ext_authz HTTP service with path_prefix `/envoy`), and `/` which tells the dialect from the headers.
  */
 export function forwardAuthApp(hook: IngressHook): Hono {
@@ -17,7 +17,7 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
     const view = viewOf(raw, dialect, envoyPath);
     const d = await hook.decide(view);
-    if (d.kind === "deny") return dialect === "nginx" ? nginxDenyResponse(d) : denyResponse(d);
+    if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
     const headers = allowHeaders(d);
     if (dialect === "envoy") {
       // ext_authz removes these from the upstream request; the route's request_headers_to_remove is the
@@ -28,6 +28,7 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     return new Response(null, { status: 200, headers });
   };
   app.all("/nginx", (c) => answer(c.req.raw, "nginx"));
+  app.all("/ingress-nginx", (c) => answer(c.req.raw, "ingress-nginx"));
   app.all("/traefik", (c) => answer(c.req.raw, "traefik"));
   app.all("/envoy", (c) => answer(c.req.raw, "envoy", "/"));
   app.all("/envoy/", (c) => answer(c.req.raw, "envoy", "/"));
@@ -55,6 +56,17 @@ export function viewOf(raw: Request, dialect: Dialect, envoyPath?: string): Hook
         path: pathOf(h.get("x-original-uri") ?? "/"),
         headers: h,
       };
+    case "ingress-nginx": {
+      // ingress-nginx sets X-Original-URL and X-Original-Method on its auth call (overwriting any client
+      // value) but passes the client's other headers along, so nothing else names the request.
+      const url = parseUrl(h.get("x-original-url"));
+      return {
+        method: h.get("x-original-method") ?? raw.method,
+        host: normalizeHost(url?.host ?? ""),
+        path: pathOf(url ? url.pathname + url.search : "/"),
+        headers: h,
+      };
+    }
     case "traefik":
       return {
         method: h.get("x-forwarded-method") ?? raw.method,
@@ -69,5 +81,14 @@ export function viewOf(raw: Request, dialect: Dialect, envoyPath?: string): Hook
         path: pathOf(envoyPath ?? "/"),
         headers: h,
       };
+  }
+}
+
+function parseUrl(raw: string | null): URL | undefined {
+  if (!raw) return undefined;
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
   }
 }
