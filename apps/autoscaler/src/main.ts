@@ -19,7 +19,8 @@ import { WebhookScaler } from "./scalers/webhook.js";
 import { startAutoscalerServer } from "./server.js";
 import { AutoscalerService } from "./service.js";
 
-const USAGE = "usage: thaw-autoscaler --config thaw.config.yaml [--listen 0.0.0.0:8080]";
+const USAGE =
+  "usage: thaw-autoscaler --config thaw.config.yaml [--listen 0.0.0.0:8080] (env: THAW_CONFIG, THAW_AUTOSCALER_LISTEN, THAW_TOKEN)";
 
 async function main(argv: string[]): Promise<number> {
   let config = process.env.THAW_CONFIG ?? "thaw.config.yaml";
@@ -98,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
     }
     service.addRevision(rev, policy.value);
   }
+  const token = process.env.THAW_TOKEN || cfg.token;
   const i = listen.lastIndexOf(":");
   const server = await startAutoscalerServer({
     service,
@@ -105,7 +107,8 @@ async function main(argv: string[]): Promise<number> {
     host: listen.slice(0, i),
     port: Number(listen.slice(i + 1)),
     logger: jsonLogger,
-    ...(cfg.token ? { token: cfg.token } : {}),
+    // THAW_TOKEN (a Secret in a cluster) keeps the token out of the ConfigMap that holds the config.
+    ...(token ? { token } : {}),
   });
   service.on((e) => {
     if (e.type !== "status") jsonLogger.info(e.type, { ...e });
