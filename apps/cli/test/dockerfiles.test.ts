@@ -1,0 +1,248 @@
+/**
+ * infra/docker: Docker cannot run here, so each Dockerfile is parsed; every path its runtime stage copies must
+ * exist after the build (turbo builds every app before this suite: thaw depends on them), and its ENTRYPOINT
+ * is started with this machine's node from a copy of that layout (node_modules linked, the copied
+ * packages copied) until it logs that it listens or prints its usage. Not a Docker build.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const DOCKER = join(ROOT, "infra/docker");
+
+interface Stage {
+  workdir: string;
+  copies: { from: string | undefined; src: string[]; dest: string }[];
+  user: string | undefined;
+  entrypoint: string[] | undefined;
+  name: string | undefined;
+}
+
+/** Dockerfile instructions by stage (continuations joined, comments dropped). */
+function parseDockerfile(text: string): Stage[] {
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const [op, ...rest] = line.split(/\s+/);
+    const args = rest.join(" ");
+    const stage = stages.at(-1);
+    switch (op?.toUpperCase()) {
+      case "FROM":
+        stages.push({
+          workdir: "/",
+          copies: [],
+          user: undefined,
+          entrypoint: undefined,
+          name: /\sAS\s+(\S+)/i.exec(args)?.[1],
+        });
+        break;
+      case "WORKDIR":
+        if (stage) stage.workdir = args;
+        break;
+      case "USER":
+        if (stage) stage.user = args;
+        break;
+      case "ENTRYPOINT":
+        if (stage) stage.entrypoint = JSON.parse(args) as string[];
+        break;
+      case "COPY": {
+        const words = args.split(/\s+/);
+        const from = words.find((w) => w.startsWith("--from="))?.slice("--from=".length);
+        const paths = words.filter((w) => !w.startsWith("--"));
+        stage?.copies.push({ from, src: paths.slice(0, -1), dest: paths.at(-1) as string });
+        break;
+      }
+    }
+  }
+  return stages;
+}
+
+/** Links node_modules the way the image has it: workspace links kept relative, everything else to the repo's copy. */
+function linkModules(src: string, dest: string): void {
+  mkdirSync(dest, { recursive: true });
+  for (const entry of readdirSync(src)) {
+    if (entry === ".bin" || entry.startsWith(".")) continue;
+    const from = join(src, entry);
+    const to = join(dest, entry);
+    const st = lstatSync(from);
+    if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
+    else if (entry.startsWith("@")) linkModules(from, to);
+    else symlinkSync(from, to);
+  }
+}
+
+/** Builds the runtime stage's /app under `root` from the repository, as its COPY lines say. */
+function layout(stage: Stage, build: Stage | undefined, root: string): string[] {
+  const missing: string[] = [];
+  const app = join(root, stage.workdir);
+  for (const c of stage.copies) {
+    for (const s of c.src) {
+      const rel = c.from ? s.replace(new RegExp(`^${build?.workdir ?? "/src"}/?`), "") : s;
+      const repoPath = join(ROOT, rel);
+      if (!existsSync(repoPath)) {
+        missing.push(rel);
+        continue;
+      }
+      const dest = join(app, c.dest.endsWith("/") ? join(c.dest, basename(rel)) : c.dest);
+      mkdirSync(dirname(dest), { recursive: true });
+      if (basename(rel) === "node_modules") linkModules(repoPath, dest);
+      else cpSync(repoPath, dest, { recursive: true });
+    }
+  }
+  return missing;
+}
+
+const temp: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  for (const t of temp) rmSync(t, { recursive: true, force: true });
+});
+
+/** Runs the entrypoint (node = this node) until `expect` shows up in its output, or 30 s pass. */
+function runUntil(cmd: string[], cwd: string, env: Record<string, string>, want: RegExp): Promise<string> {
+  const [bin, ...args] = cmd;
+  expect(bin).toBe("node");
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: "pipe",
+  });
+  children.push(child);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no ${want} within 30 s; output:\n${out}`));
+    }, 30_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (want.test(out)) {
+        clearTimeout(timer);
+        child.kill("SIGKILL");
+        resolve(out);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", () => {
+      setTimeout(() => {
+        clearTimeout(timer);
+        if (want.test(out)) resolve(out);
+        else reject(new Error(`exited before ${want}; output:\n${out}`));
+      }, 50);
+    });
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), "thaw-docker-"));
+temp.push(work);
+const config = join(work, "thaw.config.yaml");
+writeFileSync(
+  config,
+  "services:\n  - name: hello\n    hosts: [hello.localhost]\n    webhook: { url: http://127.0.0.1:9/scale }\n",
+);
+
+/** How each image is started here: the args and env its manifest would give, with ports on loopback. */
+const RUNS: Record<string, { args: string[]; env: Record<string, string>; want: RegExp }> = {
+  "queue-proxy": {
+    args: [],
+    env: {
+      SERVING_NAMESPACE: "default",
+      SERVING_CONFIGURATION: "hello",
+      SERVING_REVISION: "hello",
+      SERVING_POD: "hello-1",
+      SERVING_POD_IP: "127.0.0.1",
+      SERVING_LOGGING_CONFIG: "",
+      SERVING_LOGGING_LEVEL: "",
+      CONTAINER_CONCURRENCY: "0",
+      QUEUE_SERVING_PORT: "0",
+      QUEUE_SERVING_TLS_PORT: "0",
+      USER_PORT: "9",
+      REVISION_TIMEOUT_SECONDS: "300",
+      THAW_ADMIN_PORT: "0",
+      THAW_METRICS_PORT: "0",
+      THAW_USER_METRICS_PORT: "0",
+      THAW_BIND_HOST: "127.0.0.1",
+      THAW_CERTS_DIR: join(work, "no-certs"),
+    },
+    want: /thaw-queue-proxy listening/,
+  },
+  activator: { args: ["--host", "127.0.0.1", "--port", "0"], env: {}, want: /"listening"/ },
+  "ingress-hook": {
+    args: ["--listen", "127.0.0.1:0", "--activator", "http://127.0.0.1:9", "--config", config, "--no-watch"],
+    env: {},
+    want: /thaw-ingress-hook listening on/,
+  },
+  autoscaler: {
+    args: ["--config", config, "--listen", "127.0.0.1:0"],
+    env: {},
+    want: /thaw-autoscaler listening/,
+  },
+  cli: { args: ["validate", config], env: {}, want: /: ok \(1 service/ },
+  "example-hello": { args: [], env: { PORT: "0", STARTUP_DELAY_MS: "0" }, want: /hello: \S+ listening on/ },
+};
+
+describe("infra/docker: one Dockerfile per component, checked without Docker", () => {
+  const files = readdirSync(DOCKER)
+    .filter((f) => f.endsWith(".Dockerfile"))
+    .sort();
+
+  it("has an image for every component, and a .dockerignore at the build context (the repo root)", () => {
+    expect(files.map((f) => f.replace(".Dockerfile", ""))).toEqual(Object.keys(RUNS).sort());
+    const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8");
+    for (const p of ["**/node_modules", "**/dist", ".git"]) expect(ignore).toContain(p);
+  });
+
+  for (const file of files) {
+    const name = file.replace(".Dockerfile", "");
+    it(`${name}: copied paths exist after the build, a numeric non-root user, and the entrypoint starts`, async () => {
+      const stages = parseDockerfile(readFileSync(join(DOCKER, file), "utf8"));
+      const final = stages.at(-1) as Stage;
+      const build = stages.find((s) => s.name === "build");
+      expect(final.user).toMatch(/^[1-9]\d*(:\d+)?$/);
+      expect(final.entrypoint?.[0]).toBe("node");
+      const entry = final.entrypoint?.at(-1) as string;
+      if (entry.includes("dist/")) {
+        // The image starts node with the flags the bin's shebang gives it (the queue-proxy's V8 flags).
+        const shebang = readFileSync(join(ROOT, entry), "utf8").split("\n")[0] as string;
+        const flags = shebang
+          .replace(/^#!\/usr\/bin\/env (-S )?node ?/, "")
+          .split(" ")
+          .filter(Boolean);
+        expect(final.entrypoint?.slice(1, -1)).toEqual(flags);
+      }
+      const root = mkdtempSync(join(tmpdir(), `thaw-image-${name}-`));
+      temp.push(root);
+      expect(layout(final, build, root)).toEqual([]);
+      const run = RUNS[name] as (typeof RUNS)[string];
+      const out = await runUntil(
+        [...(final.entrypoint as string[]), ...run.args],
+        join(root, final.workdir),
+        run.env,
+        run.want,
+      );
+      expect(out).toMatch(run.want);
+    });
+  }
+});
