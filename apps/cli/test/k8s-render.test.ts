@@ -89,13 +89,13 @@ function kubectlKustomize(dir: string): string {
   const v = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" });
   if (v.error || v.status !== 0) {
     throw new Error(
-      "kubectl is not installed: run `bash .ci/run` (it installs it) or `apt-get install -y kubectl` (Debian: kubernetes-client)",
+      "kubectl is not installed: run `bash .ci/run` (it installs Debian's kubernetes-client) or install kubectl 1.27 or newer (kustomize v5)",
     );
   }
   const major = /Kustomize Version: v(\d+)/.exec(v.stdout)?.[1];
   if (!major || Number(major) < 5) {
     throw new Error(
-      `kubectl's kustomize is ${major ? `v${major}` : "unknown"}; these kustomizations need v5 or newer`,
+      `kubectl's kustomize is ${major ? `v${major}` : "too old to report its version"}; these kustomizations need v5: install kubectl 1.27 or newer`,
     );
   }
   const r = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8", timeout: 60_000 });
