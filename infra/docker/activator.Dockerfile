@@ -25,6 +25,11 @@ COPY --from=build /src/packages/activation/package.json ./packages/activation/
 COPY --from=build /src/packages/activation/dist ./packages/activation/dist
 COPY --from=build /src/packages/autoscaler/package.json ./packages/autoscaler/
 COPY --from=build /src/packages/autoscaler/dist ./packages/autoscaler/dist
+# config and readiness: `thaw-activator --config` reads thaw.config.yaml in a cluster.
+COPY --from=build /src/packages/readiness/package.json ./packages/readiness/
+COPY --from=build /src/packages/readiness/dist ./packages/readiness/dist
+COPY --from=build /src/packages/config/package.json ./packages/config/
+COPY --from=build /src/packages/config/dist ./packages/config/dist
 COPY --from=build /src/apps/activator/package.json ./apps/activator/
 COPY --from=build /src/apps/activator/dist ./apps/activator/dist
 COPY --from=build /src/apps/activator/node_modules ./apps/activator/node_modules
