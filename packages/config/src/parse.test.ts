@@ -56,6 +56,27 @@ describe("parseConfig", () => {
       ['services[0].run.env.A: must be a string; quote numbers, e.g. "800"'],
     ],
     [
+      "kubernetes: render fields are checked with their paths",
+      {
+        services: [
+          {
+            name: "k",
+            kubernetes: {
+              deployment: "k",
+              containerPort: 0,
+              resources: { requests: { cpu: "lots" } },
+              readOnlyRootFs: true,
+            },
+          },
+        ],
+      },
+      [
+        "services[0].kubernetes.containerPort: must be >= 1; the port the app listens on (Knative's default 8080)",
+        "services[0].kubernetes.resources.requests.cpu: must be a Kubernetes quantity such as 100m, 1, 128Mi",
+        "services[0].kubernetes.readOnlyRootFs: unknown field; allowed here: deployment, namespace, kubeconfig, portName, image, containerPort, command, args, env, resources, queueProxyResources, runAsUser, readOnlyRootFilesystem, maxUnavailable",
+      ],
+    ],
+    [
       "no scaler",
       { services: [{ name: "x" }] },
       ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],

@@ -55,7 +55,10 @@ const run = strict({
 
 const quantity = v.union(
   [
-    v.pipe(v.string(), v.regex(/^[0-9.]+[a-zA-Z]*$/, "must be a quantity such as 100m, 1, 128Mi")),
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+(\.\d+)?([mkMGTPE]|[KMGTPE]i)?$/, "must be a Kubernetes quantity such as 100m, 1, 128Mi"),
+    ),
     v.number(),
   ],
   "must be a Kubernetes quantity such as 100m, 1, 128Mi",
