@@ -16,6 +16,7 @@ import { resolveServices } from "../src/config-check.js";
 import { k8sRenderCommand } from "../src/k8s/command.js";
 import { DEFAULT_RENDER_OPTIONS } from "../src/k8s/options.js";
 import { renderKubernetes } from "../src/k8s/render.js";
+import { validateCommand } from "../src/validate.js";
 import { checkObject } from "./k8s/schema-check.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -78,6 +79,13 @@ describe("infra/kubernetes is thaw k8s render's output for examples/hello/thaw.k
         body,
       );
     }
+  });
+
+  it("thaw k8s render without --out prints the same files, and the example config validates", async () => {
+    const r = await k8sRenderCommand(["--config", EXAMPLE]);
+    expect(r.code).toBe(0);
+    for (const [path, body] of exampleFiles()) expect(r.stdout).toContain(`# --- ${path}\n${body}`);
+    expect((await validateCommand(EXAMPLE)).code).toBe(0);
   });
 
   it("renders the same bytes twice", () => {

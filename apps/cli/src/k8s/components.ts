@@ -119,6 +119,9 @@ export function platformComponents(options: RenderOptions): ComponentSpec[] {
         CONFIG_PATH,
         "--timeout-ms",
         String(HOOK_TIMEOUT_MS),
+        // ingress-nginx cannot strip request headers without snippets, so a client's Knative-internal
+        // header is refused at the hook instead of reaching a queue-proxy.
+        "--reject-internal-headers",
       ],
       env: [secretEnv("THAW_ACTIVATOR_TOKEN", "token"), secretEnv("THAW_ROUTE_TOKEN", "route-token", true)],
       port: HOOK_PORT,
