@@ -1,10 +1,16 @@
 import type { ServiceConfig } from "@thaw/config";
+import { STRIPPED_HEADERS } from "@thaw/ingress-hook";
 import { HOOK_PORT, serviceUrl } from "./components.js";
 import { PART_OF, type RenderOptions } from "./options.js";
 import { type K8sObject, namesOf } from "./service.js";
 
 /** What the hook answers an allowed request with; the ingress copies them to the upstream request. */
 const ALLOW_HEADERS = ["x-thaw-upstream", "x-thaw-revision"];
+/**
+ * Envoy's ext_authz HTTP check sends only Host, method, path, Content-Length and Authorization unless told
+ * more: the hook must see every internal header a client sent to refuse it.
+ */
+const CHECKED_HEADERS = [...STRIPPED_HEADERS, "knative-serving-tag", "knative-serving-default-route"];
 /** The hook's Envoy dialect (ext_authz HTTP service with a path prefix). */
 const ENVOY_PREFIX = "/_thaw/auth/envoy";
 
@@ -90,6 +96,7 @@ export function gatewayObjects(service: ServiceConfig, options: RenderOptions): 
             path: ENVOY_PREFIX,
             headersToBackend: ALLOW_HEADERS,
           },
+          headersToExtAuth: CHECKED_HEADERS,
           failOpen: false,
         },
       },
