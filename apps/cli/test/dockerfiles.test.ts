@@ -4,7 +4,7 @@
  * is started with this machine's node from a copy of that layout (node_modules linked, the copied
  * packages copied) until it logs that it listens or prints its usage. Not a Docker build.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { startNode } from "./k8s/child.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const DOCKER = join(ROOT, "infra/docker");
@@ -119,40 +120,22 @@ afterAll(() => {
   for (const t of temp) rmSync(t, { recursive: true, force: true });
 });
 
-/** Runs the entrypoint (node = this node) until `expect` shows up in its output, or 30 s pass. */
-function runUntil(cmd: string[], cwd: string, env: Record<string, string>, want: RegExp): Promise<string> {
+/** Runs the entrypoint (node = this node) until `want` shows up in its output, or 30 s pass. */
+async function runUntil(
+  cmd: string[],
+  cwd: string,
+  env: Record<string, string>,
+  want: RegExp,
+): Promise<string> {
   const [bin, ...args] = cmd;
   expect(bin).toBe("node");
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: "pipe",
-  });
-  children.push(child);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`no ${want} within 30 s; output:\n${out}`));
-    }, 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (want.test(out)) {
-        clearTimeout(timer);
-        child.kill("SIGKILL");
-        resolve(out);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", () => {
-      setTimeout(() => {
-        clearTimeout(timer);
-        if (want.test(out)) resolve(out);
-        else reject(new Error(`exited before ${want}; output:\n${out}`));
-      }, 50);
-    });
-  });
+  const run = startNode(args, cwd, env);
+  children.push(run.child);
+  try {
+    return await run.waitFor(want);
+  } finally {
+    run.child.kill("SIGKILL");
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), "thaw-docker-"));

@@ -9,7 +9,7 @@ import { resolveServices } from "../../src/config-check.js";
 import { DEFAULT_RENDER_OPTIONS } from "../../src/k8s/options.js";
 import { renderKubernetes } from "../../src/k8s/render.js";
 
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export const INFRA = join(ROOT, "infra/kubernetes");
 export const EXAMPLE = join(ROOT, "examples/hello/thaw.k8s.yaml");
 
