@@ -176,24 +176,30 @@ export class Informer<T extends KubeObject> {
     };
     let ctl: AbortController | undefined;
     armWatchdog();
-    ctl = await this.#watch.watch(
-      this.#o.path,
-      {
-        ...this.#o.selectors,
-        resourceVersion: this.#rv,
-        allowWatchBookmarks: true,
-        timeoutSeconds: this.#timeoutSeconds,
-      },
-      (type: string, obj: T & { code?: number; reason?: string; message?: string }) => {
-        if (finished || this.#stopped) return;
-        events++;
-        armWatchdog();
-        this.#onEvent(type, obj, () => {
-          expired = true;
-        });
-      },
-      finish,
-    );
+    try {
+      ctl = await this.#watch.watch(
+        this.#o.path,
+        {
+          ...this.#o.selectors,
+          resourceVersion: this.#rv,
+          allowWatchBookmarks: true,
+          timeoutSeconds: this.#timeoutSeconds,
+        },
+        (type: string, obj: T & { code?: number; reason?: string; message?: string }) => {
+          if (finished || this.#stopped) return;
+          events++;
+          armWatchdog();
+          this.#onEvent(type, obj, () => {
+            expired = true;
+          });
+        },
+        finish,
+      );
+    } catch (err) {
+      // The client throws before any request when its configuration is unusable.
+      finish(err);
+      return;
+    }
     if (finished || this.#stopped) ctl.abort();
     else this.#abort = ctl;
   }

@@ -66,6 +66,11 @@ export class LeaderElector {
     return this.#holder;
   }
 
+  /** Resolves once the attempt in flight (if any) is over (tests on a manual clock). */
+  async settled(): Promise<void> {
+    await this.#inFlight;
+  }
+
   /** Starts campaigning at once, then every `retryMs`. */
   start(): void {
     if (!this.#stopped) return;
