@@ -34,6 +34,9 @@ function collect(api: EmulatedApiServer, path: string, query: Record<string, str
   return { events, done, ended: () => ended };
 }
 
+const replicasOf = (api: EmulatedApiServer, name: string) =>
+  (api.get("deployments", "apps", name)?.spec as { replicas?: number } | undefined)?.replicas;
+
 const until = async (cond: () => boolean) => {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(cond()).toBe(true);
@@ -124,7 +127,7 @@ describe("emulated Kubernetes API server (no real API server runs here), through
       merge,
     );
     expect(after.spec?.replicas).toBe(3);
-    expect((api.get("deployments", "apps", "hello")?.spec as { replicas: number }).replicas).toBe(3);
+    expect(replicasOf(api, "hello")).toBe(3);
     const stale = apps.patchNamespacedDeploymentScale(
       {
         name: "hello",
@@ -134,7 +137,7 @@ describe("emulated Kubernetes API server (no real API server runs here), through
       merge,
     );
     await expect(stale).rejects.toMatchObject({ code: 409 });
-    expect((api.get("deployments", "apps", "hello")?.spec as { replicas: number }).replicas).toBe(3);
+    expect(replicasOf(api, "hello")).toBe(3);
   });
 
   it("Leases: create, 409 AlreadyExists, update with a stale resourceVersion gets 409, MicroTime checked", async () => {

@@ -159,6 +159,13 @@ export class EmulatedApiServer {
       if (this.#o.token && req.headers.authorization !== `Bearer ${this.#o.token}`) {
         throw new ApiError(401, "Unauthorized");
       }
+      if (raw !== "") {
+        try {
+          rec.body = JSON.parse(raw);
+        } catch {
+          throw new ApiError(400, "the request body is not valid JSON");
+        }
+      }
       const watch = url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1";
       const fault = this.faults.take(method, url.pathname, watch);
       if (fault) {
@@ -171,13 +178,6 @@ export class EmulatedApiServer {
       }
       const p = parsePath(url.pathname);
       if (!p) throw new ApiError(404, `the server could not find the requested resource (${url.pathname})`);
-      if (raw !== "") {
-        try {
-          rec.body = JSON.parse(raw);
-        } catch {
-          throw new ApiError(400, "the request body is not valid JSON");
-        }
-      }
       if (watch && method === "GET" && !p.name) {
         rec.status = 200;
         const w = serveWatch({
