@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { KubeConfig } from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
-import { KubernetesScaler } from "../src/scalers/kubernetes.js";
 import type { PodInfo } from "../src/scalers/scaler.js";
 import { WebhookScaler } from "../src/scalers/webhook.js";
 
@@ -56,117 +54,6 @@ function slice(name: string, endpoints: { ip: string; pod: string; ready: boolea
     })),
   };
 }
-
-describe("KubernetesScaler (documented API shapes, no real API server here)", () => {
-  it("patches the Deployment's scale subresource with a merge patch of spec.replicas", async () => {
-    const seen: { method?: string; url?: string; type?: string; auth?: string; body: string }[] = [];
-    const base = await listen((req, res, body) => {
-      seen.push({
-        method: req.method,
-        url: req.url,
-        type: req.headers["content-type"],
-        auth: req.headers.authorization,
-        body,
-      });
-      if (req.url?.includes("/scale")) {
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            apiVersion: "autoscaling/v1",
-            kind: "Scale",
-            metadata: { name: "hello", namespace: "serving" },
-            spec: { replicas: JSON.parse(body).spec.replicas },
-            status: { replicas: 0, selector: "app=hello" },
-          }),
-        );
-      } else res.writeHead(200, { "content-type": "application/json" }).end("");
-    });
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: "fake", server: base, skipTLSVerify: true }],
-      users: [{ name: "u", token: "secret-token" }],
-      contexts: [{ name: "ctx", cluster: "fake", user: "u" }],
-      currentContext: "ctx",
-    });
-    const scaler = new KubernetesScaler({ kubeConfig: kc, rewatchMs: 50 });
-    cleanups.push(() => scaler.close());
-    scaler.register({
-      ...rev,
-      kubernetesNamespace: "serving",
-      deployment: "hello",
-      service: "hello-private",
-    });
-    await scaler.scale(rev, 3);
-    const patch = seen.find((s) => s.method === "PATCH");
-    expect(patch).toMatchObject({
-      url: "/apis/apps/v1/namespaces/serving/deployments/hello/scale",
-      type: "application/merge-patch+json",
-      auth: "Bearer secret-token",
-    });
-    expect(JSON.parse(patch?.body ?? "{}")).toEqual({ spec: { replicas: 3 } });
-  });
-
-  it("follows pods through an EndpointSlice watch (ADDED, MODIFIED, DELETED)", async () => {
-    let watchUrl = "";
-    const base = await listen((req, res) => {
-      if (!req.url?.includes("watch=true")) {
-        res.writeHead(404).end();
-        return;
-      }
-      watchUrl = req.url;
-      res.writeHead(200, { "content-type": "application/json" });
-      const send = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
-      send("ADDED", slice("hello-abc", [{ ip: "10.0.0.7", pod: "hello-1", ready: false }]));
-      setTimeout(
-        () =>
-          send(
-            "MODIFIED",
-            slice("hello-abc", [
-              { ip: "10.0.0.7", pod: "hello-1", ready: true },
-              { ip: "10.0.0.8", pod: "hello-2", ready: false },
-            ]),
-          ),
-        30,
-      );
-      setTimeout(() => send("DELETED", slice("hello-abc", [])), 60);
-    });
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: "fake", server: base, skipTLSVerify: true }],
-      users: [{ name: "u", token: "t" }],
-      contexts: [{ name: "ctx", cluster: "fake", user: "u" }],
-      currentContext: "ctx",
-    });
-    const scaler = new KubernetesScaler({ kubeConfig: kc, rewatchMs: 10_000 });
-    cleanups.push(() => scaler.close());
-    const updates: PodInfo[][] = [];
-    scaler.register({
-      ...rev,
-      kubernetesNamespace: "serving",
-      deployment: "hello",
-      service: "hello-private",
-    });
-    scaler.subscribe(rev, (pods) => updates.push(pods));
-    await until(() => (updates.length >= 3 ? true : undefined));
-    expect(decodeURIComponent(watchUrl)).toContain(
-      "/apis/discovery.k8s.io/v1/namespaces/serving/endpointslices?",
-    );
-    expect(decodeURIComponent(watchUrl)).toContain("labelSelector=kubernetes.io/service-name=hello-private");
-    expect(updates[0]).toEqual([
-      {
-        name: "hello-1",
-        address: "10.0.0.7:8012",
-        metricsUrl: "http://10.0.0.7:9090/metrics",
-        ready: false,
-        startedAt: 0,
-      },
-    ]);
-    expect(updates[1]?.map((p) => [p.name, p.ready])).toEqual([
-      ["hello-1", true],
-      ["hello-2", false],
-    ]);
-    expect(updates[2]).toEqual([]);
-  });
-});
 
 describe("WebhookScaler", () => {
   it("POSTs {namespace, name, desiredScale} and marks the static endpoints ready while above zero", async () => {
