@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PodInfo } from "../src/scalers/scaler.js";
 import { WebhookScaler } from "../src/scalers/webhook.js";
 
 const rev = { namespace: "default", name: "hello" };
@@ -24,35 +23,6 @@ async function listen(
   });
   await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function until<T>(get: () => T | undefined, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** An EndpointSlice as the discovery.k8s.io/v1 API documents it. */
-function slice(name: string, endpoints: { ip: string; pod: string; ready: boolean }[]) {
-  return {
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: { name, namespace: "serving", labels: { "kubernetes.io/service-name": "hello-private" } },
-    addressType: "IPv4",
-    ports: [
-      { name: "http", port: 8012, protocol: "TCP" },
-      { name: "http-autometric", port: 9090, protocol: "TCP" },
-    ],
-    endpoints: endpoints.map((e) => ({
-      addresses: [e.ip],
-      conditions: { ready: e.ready, serving: e.ready, terminating: false },
-      targetRef: { kind: "Pod", name: e.pod, namespace: "serving" },
-    })),
-  };
 }
 
 describe("WebhookScaler", () => {
