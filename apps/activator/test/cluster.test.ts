@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { systemClock } from "@thaw/clock";
 import { EmulatedApiServer, endpointSlice, waitFor } from "@thaw/kubernetes/node/testing";
+import { decodeWireStatMessages } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { clusterParts } from "../src/node/cluster.js";
 import { readConfig } from "../src/node/config.js";
 import { type RunningActivator, startActivator } from "../src/node/server.js";
@@ -170,5 +172,68 @@ describe("activator with --config against the emulated Kubernetes API server (no
     let size = 0;
     for (let i = 0; i < 20 && size < 2; i++) size = (await pair()).size;
     expect(size).toBe(2);
+  });
+  it("sends stats to every autoscaler replica its Service lists", async () => {
+    const replicas = await Promise.all(
+      [0, 1].map(async () => {
+        const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+        await new Promise<void>((r) => wss.once("listening", () => r()));
+        const got: string[] = [];
+        wss.on("connection", (ws) =>
+          ws.on("message", (data: Buffer) => {
+            const d = decodeWireStatMessages(new Uint8Array(data));
+            if (d.ok) for (const m of d.value) got.push(`${m.namespace}/${m.name}`);
+          }),
+        );
+        return { wss, got, port: (wss.address() as import("node:net").AddressInfo).port };
+      }),
+    );
+    try {
+      const pod = await startBackend();
+      backends.push(pod);
+      const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {
+        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
+        POD_NAMESPACE: "thaw",
+      });
+      if (!read.ok) throw new Error(JSON.stringify(read.issues));
+      const parts = await clusterParts(read.config, { clock: systemClock });
+      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+      running = await startActivator(read.config, parts.value.overrides);
+      for (const [i, r] of replicas.entries()) {
+        api.apply(
+          "endpointslices",
+          "thaw",
+          endpointSlice({
+            service: "thaw-autoscaler",
+            name: `as-${i}`,
+            port: r.port,
+            endpoints: [{ ip: "127.0.0.1", pod: `as-${i}`, uid: `as${i}` }],
+          }),
+        );
+      }
+      api.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({
+          service: "hello-private",
+          port: pod.port,
+          endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await fetch(`http://127.0.0.1:${running.port}/`, { headers: REV });
+      expect(res.status).toBe(200);
+      await waitFor(
+        () => replicas.every((r) => r.got.length > 0),
+        "stats at both autoscaler replicas",
+        10_000,
+      );
+      for (const r of replicas) expect(r.got).toContain("default/hello");
+    } finally {
+      for (const r of replicas) {
+        for (const c of r.wss.clients) c.terminate();
+        await new Promise<void>((done) => r.wss.close(() => done()));
+      }
+    }
   });
 });
