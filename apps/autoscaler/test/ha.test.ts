@@ -46,7 +46,7 @@ describe("two thaw-autoscaler processes on the emulated Kubernetes API server (n
     child.stderr?.on("data", (d: Buffer) => {
       log += d.toString();
     });
-    await waitFor(() => log.includes("thaw-autoscaler listening"), `${name} to listen`, 15_000);
+    await waitFor(() => log.includes("thaw-autoscaler listening"), `${name} to listen`, 45_000);
     return child;
   }
 
@@ -63,8 +63,8 @@ describe("two thaw-autoscaler processes on the emulated Kubernetes API server (n
     );
     annotate("2");
     const a = await start("autoscaler-a", config);
-    await waitFor(() => holder() === "autoscaler-a", "a to lead", 15_000);
-    await waitFor(() => replicas() === 2, "min-scale 2 from the annotation", 15_000);
+    await waitFor(() => holder() === "autoscaler-a", "a to lead", 30_000);
+    await waitFor(() => replicas() === 2, "min-scale 2 from the annotation", 30_000);
     await start("autoscaler-b", config);
     await waitFor(
       () =>
@@ -74,16 +74,16 @@ describe("two thaw-autoscaler processes on the emulated Kubernetes API server (n
       "b to read the Lease",
     );
     annotate("3");
-    await waitFor(() => replicas() === 3, "min-scale 3", 15_000);
+    await waitFor(() => replicas() === 3, "min-scale 3", 30_000);
     expect(holder()).toBe("autoscaler-a");
     a.kill("SIGKILL");
     const killed = Date.now();
     annotate("4");
-    await waitFor(() => replicas() === 4, "the follower to scale after taking over", 25_000);
+    await waitFor(() => replicas() === 4, "the follower to scale after taking over", 40_000);
     const tookMs = Date.now() - killed;
     process.stderr.write(`takeover: SIGKILL to the follower's scale in ${tookMs} ms\n`);
     expect(holder()).toBe("autoscaler-b");
-    // 10 s lease + two 2 s retries, plus one decider tick; generous for a loaded machine.
-    expect(tookMs).toBeLessThan(18_000);
-  }, 60_000);
+    // 10 s lease + two 2 s retries + a decider tick = 16 s at most unloaded; the bound leaves room for a loaded CI.
+    expect(tookMs).toBeLessThan(25_000);
+  }, 150_000);
 });
