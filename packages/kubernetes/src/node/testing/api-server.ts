@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type Fault, type FaultMatch, Faults } from "./faults.js";
 import { matchesFields, matchesLabels, parseLabelSelector } from "./label-selector.js";
-import { mergePatch, type ParsedPath, parsePath, RESOURCES, validate } from "./resources.js";
+import { applyPatch, type ParsedPath, parsePath, RESOURCES, validate } from "./resources.js";
+import { scaleSubresource } from "./scale-subresource.js";
 import { statusOf } from "./status.js";
 import { ApiError, type ApiObject, type ObjectInput, Store, type StoreEvent, statusFor } from "./store.js";
 import { type OpenWatch, serveWatch } from "./watch-stream.js";
@@ -215,7 +216,7 @@ export class EmulatedApiServer {
       if (resource !== "deployments" || p.subresource !== "scale" || !name) {
         throw new ApiError(404, `the server could not find the requested resource (${p.subresource})`);
       }
-      return this.#scale(method, namespace, name, body, contentType);
+      return scaleSubresource(this.store, method, namespace, name, body, contentType);
     }
     if (!name) {
       if (method === "GET") {
@@ -266,78 +267,6 @@ export class EmulatedApiServer {
     if (method === "DELETE") return [200, typed(this.store.delete(resource, namespace, name))];
     throw new ApiError(405, `method ${method} is not allowed`, "MethodNotAllowed");
   }
-
-  /** The `scale` subresource of a Deployment (autoscaling/v1 Scale), sharing the Deployment's resourceVersion. */
-  #scale(
-    method: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    contentType: string | undefined,
-  ): [number, unknown] {
-    const d = this.store.get("deployments", namespace, name);
-    if (!d) throw new ApiError(404, `deployments.apps "${name}" not found`, "NotFound");
-    const scaleOf = (dep: ApiObject) => {
-      const spec = (dep.spec ?? {}) as {
-        replicas?: number;
-        selector?: { matchLabels?: Record<string, string> };
-      };
-      const status = (dep.status ?? {}) as { replicas?: number };
-      const selector = Object.entries(spec.selector?.matchLabels ?? {})
-        .map(([k, v]) => `${k}=${v}`)
-        .join(",");
-      return {
-        apiVersion: "autoscaling/v1",
-        kind: "Scale",
-        metadata: {
-          name,
-          namespace,
-          uid: dep.metadata.uid,
-          resourceVersion: dep.metadata.resourceVersion,
-          creationTimestamp: dep.metadata.creationTimestamp,
-        },
-        spec: { replicas: spec.replicas ?? 1 },
-        status: { replicas: status.replicas ?? 0, selector },
-      };
-    };
-    if (method === "GET") return [200, scaleOf(d)];
-    if (method !== "PATCH" && method !== "PUT")
-      throw new ApiError(405, `method ${method} is not allowed on scale`);
-    const next = (method === "PATCH" ? applyPatch(scaleOf(d), body, contentType) : body) as {
-      metadata?: { resourceVersion?: string };
-      spec?: { replicas?: unknown };
-    };
-    const replicas = next?.spec?.replicas;
-    if (!Number.isInteger(replicas) || (replicas as number) < 0) {
-      throw new ApiError(
-        422,
-        `Scale.autoscaling "${name}" is invalid: spec.replicas: must be greater than or equal to 0`,
-        "Invalid",
-      );
-    }
-    const updated = this.store.update("deployments", namespace, name, {
-      ...d,
-      metadata: { ...d.metadata, resourceVersion: next.metadata?.resourceVersion ?? "" },
-      spec: { ...(d.spec as object), replicas },
-    });
-    return [200, scaleOf(updated)];
-  }
-}
-
-/**
- * A PATCH body applied to the current object. Merge patch is the one Thaw sends; strategic merge behaves
- * the same for the scalar fields patched here; JSON patch is not emulated (415).
- */
-function applyPatch(cur: ApiObject | object, body: unknown, contentType: string | undefined): ApiObject {
-  const ct = (contentType ?? "").split(";")[0]?.trim();
-  if (ct !== "application/merge-patch+json" && ct !== "application/strategic-merge-patch+json") {
-    throw new ApiError(
-      415,
-      `the emulator does not accept PATCH bodies of type ${JSON.stringify(ct)}`,
-      "UnsupportedMediaType",
-    );
-  }
-  return mergePatch(cur, body) as ApiObject;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -97,3 +97,23 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * A PATCH body applied to the current object. Merge patch is the one Thaw sends; strategic merge behaves
+ * the same for the scalar fields patched here; JSON patch is not emulated (415).
+ */
+export function applyPatch(
+  cur: ApiObject | object,
+  body: unknown,
+  contentType: string | undefined,
+): ApiObject {
+  const ct = (contentType ?? "").split(";")[0]?.trim();
+  if (ct !== "application/merge-patch+json" && ct !== "application/strategic-merge-patch+json") {
+    throw new ApiError(
+      415,
+      `the emulator does not accept PATCH bodies of type ${JSON.stringify(ct)}`,
+      "UnsupportedMediaType",
+    );
+  }
+  return mergePatch(cur, body) as ApiObject;
+}
