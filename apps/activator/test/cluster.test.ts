@@ -16,20 +16,10 @@ import { type Backend, startBackend } from "./backends.js";
 const MAIN = fileURLToPath(new URL("../dist/node/main.js", import.meta.url));
 const REV = { "knative-serving-namespace": "default", "knative-serving-revision": "hello" };
 
-/** A kubeconfig for the emulator (plain http: nothing to verify) and a thaw.config.yaml using it. */
+/** A kubeconfig for the emulator and a thaw.config.yaml using it. */
 async function files(dir: string, api: EmulatedApiServer, containerConcurrency = 2) {
   const kubeconfig = join(dir, "kubeconfig.yaml");
-  await writeFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters: [{name: emu, cluster: {server: '" + api.url + "', insecure-skip-tls-verify: true}}]",
-      "users: [{name: u, user: {token: emulator-token}}]",
-      "contexts: [{name: c, context: {cluster: emu, user: u}}]",
-      "current-context: c",
-    ].join("\n"),
-  );
+  await writeFile(kubeconfig, api.kubeconfigYaml());
   const config = join(dir, "thaw.config.yaml");
   await writeFile(
     config,

@@ -52,10 +52,7 @@ describe("two thaw-autoscaler processes on the emulated Kubernetes API server (n
 
   it("only the Lease holder scales (annotations drive it); after its SIGKILL the other takes over within 15 s", async () => {
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    await writeFile(
-      kubeconfig,
-      `apiVersion: v1\nkind: Config\nclusters: [{name: e, cluster: {server: '${api.url}', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: emulator-token}}]\ncontexts: [{name: c, context: {cluster: e, user: u}}]\ncurrent-context: c\n`,
-    );
+    await writeFile(kubeconfig, api.kubeconfigYaml());
     const config = join(dir, "thaw.config.yaml");
     await writeFile(
       config,

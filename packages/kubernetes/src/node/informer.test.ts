@@ -208,3 +208,40 @@ describe("EndpointSlice informer against the emulated Kubernetes API server (no 
     expect(api.watches.length).toBe(1);
   });
 });
+
+describe("informer failures against the emulated Kubernetes API server (no real API server runs here)", () => {
+  it("a list answered 403 then 429 is retried with backoff until it succeeds; a watch answered 500 is re-opened", async () => {
+    const api = new EmulatedApiServer({ bookmarkIntervalMs: 0 });
+    await api.start();
+    const hub = new EndpointSliceHub({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+      backoffInitialMs: 20,
+    });
+    try {
+      const path = "/apis/discovery.k8s.io/v1/namespaces/apps/endpointslices";
+      api.apply("endpointslices", "apps", endpointSlice({ service: "hello", port: 8012, endpoints: two }));
+      api.failNext({ path, watch: false }, { status: 403 });
+      api.failNext({ path, watch: false }, { status: 429, retryAfterSeconds: 1 });
+      api.failNext({ path, watch: true }, { status: 500 });
+      const seen: EndpointPod[][] = [];
+      const t0 = Date.now();
+      hub.subscribePods(ref, (p) => seen.push(p));
+      await waitFor(() => api.watches.length === 1, "a watch that stays open");
+      expect(seen.at(-1)?.length).toBe(2);
+      // The 429's Retry-After was honoured before the third list.
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+      expect(api.requests.map((r) => `${r.query.get("watch") ? "watch" : "list"} ${r.status}`)).toEqual([
+        "list 403",
+        "list 429",
+        "list 200",
+        "watch 500",
+        "watch 200",
+      ]);
+    } finally {
+      hub.close();
+      await api.close();
+    }
+  });
+});

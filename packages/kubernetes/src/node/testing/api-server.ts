@@ -73,6 +73,23 @@ export class EmulatedApiServer {
     return this.#url;
   }
 
+  /**
+   * A kubeconfig file's text for this server, for processes that read one (`kubeconfig:` in
+   * thaw.config.yaml, `$KUBECONFIG`): plain http, so `insecure-skip-tls-verify` (there is no certificate).
+   */
+  kubeconfigYaml(): string {
+    const user = this.#o.token ? `{token: ${this.#o.token}}` : "{}";
+    return [
+      "apiVersion: v1",
+      "kind: Config",
+      `clusters: [{name: emulator, cluster: {server: '${this.#url}', insecure-skip-tls-verify: true}}]`,
+      `users: [{name: emulator, user: ${user}}]`,
+      "contexts: [{name: emulator, context: {cluster: emulator, user: emulator}}]",
+      "current-context: emulator",
+      "",
+    ].join("\n");
+  }
+
   /** Ends every watch and the listener. */
   async close(): Promise<void> {
     for (const w of this.#watches) w.cut();
