@@ -74,7 +74,8 @@ describe("activator with --config against the emulated Kubernetes API server (no
     child.stderr?.on("data", (d: Buffer) => {
       log += d.toString();
     });
-    await waitFor(() => /"msg":"listening"/.test(log), "the activator to listen", 15_000);
+    // A loaded CI machine can take many seconds to start a process that loads the Kubernetes client.
+    await waitFor(() => /"msg":"listening"/.test(log), "the activator to listen", 45_000);
     const port = Number(/"port":(\d+)/.exec(log)?.[1]);
     expect(log).toMatch(/"revisions":1/);
     const activate = (name: string, timeoutMs = 8000) =>
@@ -102,7 +103,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
     const proxied = await fetch(`http://127.0.0.1:${port}/x`, { headers: REV });
     expect(proxied.status).toBe(200);
     expect(await proxied.text()).toBe("GET /x ");
-  });
+  }, 90_000);
 
   it("splits a revision's pods among the activator replicas its own Service lists (subsetting)", async () => {
     const slow = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {

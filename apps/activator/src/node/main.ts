@@ -4,7 +4,6 @@
  * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.
  */
 import { systemClock } from "@thaw/clock";
-import { clusterParts } from "./cluster.js";
 import { readConfig } from "./config.js";
 import { jsonLogger } from "./json-logger.js";
 import { startActivator } from "./server.js";
@@ -15,8 +14,13 @@ if (!parsed.ok) {
   process.exit(2);
 }
 const logger = jsonLogger();
-// --config and the cluster Services: revisions, pods, peers and autoscalers from the API server.
-const parts = await clusterParts(parsed.config, { clock: systemClock, logger });
+// --config and the cluster Services: revisions, pods, peers and autoscalers from the API server. Loaded
+// only when asked for: the Kubernetes client costs start-up time a plain activator does not need.
+const { configFile, cluster } = parsed.config;
+const parts =
+  configFile || cluster?.activatorService || cluster?.autoscalerService
+    ? await (await import("./cluster.js")).clusterParts(parsed.config, { clock: systemClock, logger })
+    : ({ ok: true, value: undefined } as const);
 if (!parts.ok) {
   process.stderr.write(`thaw-activator: ${parts.error}\n`);
   process.exit(2);
