@@ -42,6 +42,7 @@ export class LocalCoordinator implements Coordinator {
   readonly #activation: SingleFlightActivator;
   readonly #gates = new Map<string, LocalGate>();
   #listeners: ((k: RevisionKey, e: string[]) => void)[] = [];
+  #activators: { sortedIps: string[]; self: string } | undefined;
 
   constructor(opts: LocalCoordinatorOptions) {
     this.#o = opts;
@@ -63,8 +64,19 @@ export class LocalCoordinator implements Coordinator {
       g.rt = rt;
       rt.updateDestinations(g.readyEndpoints());
     }
+    if (this.#activators) rt.updateActivatorIps(this.#activators.sortedIps, this.#activators.self);
     g.maxQueue = config.maxQueue;
     return g;
+  }
+
+  /**
+   * The activator replicas now (their IPs) and this one's: each revision's capacity and pods are split
+   * among them (Knative's subsetting, d.2). Unknown self (not in the list) = this one takes everything.
+   */
+  setActivators(ips: readonly string[], self: string): void {
+    const sortedIps = [...new Set(ips)].sort();
+    this.#activators = { sortedIps, self };
+    for (const g of this.#gates.values()) g.rt.updateActivatorIps(sortedIps, self);
   }
 
   onEndpoints(listener: (k: RevisionKey, e: string[]) => void): () => void {

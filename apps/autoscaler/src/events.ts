@@ -13,6 +13,11 @@ export interface RevisionStatus {
   excessBurstCapacity: number;
   /** The latest cold start: from the first request (or scale-up from zero) to the first ready pod; null = none yet. */
   lastColdStartMs: number | null;
+  /**
+   * Why the last scale request failed (e.g. the API server's answer), until one succeeds; null = none.
+   * `desiredScale` stays at the last count the scaler accepted while this is set.
+   */
+  scaleError: string | null;
 }
 
 /** The scaler was asked for a new number of replicas. */

@@ -4,11 +4,13 @@
  * thaw.config.yaml, scales each service with the scaler its config names (kubernetes, webhook or local
  * processes), takes stats on `--listen` (websocket and POST /v1/stats) and publishes GET /v1/scale-events.
  */
+import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { systemClock } from "@thaw/clock";
 import { formatIssues, parseDurationMs } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
+import { annotationOverrides, withOverrides } from "@thaw/kubernetes";
+import { kubeConfigFor, LeaderElector } from "@thaw/kubernetes/node";
 import { parseProbe } from "@thaw/readiness";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
@@ -40,12 +42,19 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const cfg = loaded.value;
+  const election = leaderElectionFromEnv(process.env);
+  if (!election.ok) {
+    process.stderr.write(`thaw-autoscaler: ${election.error}\n`);
+    return 2;
+  }
   const router = new ScalerRouter();
+  let elector: LeaderElector | undefined;
   let kube: KubernetesScaler | undefined;
   let local: LocalScaler | undefined;
   const webhook = new WebhookScaler();
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
   const quietMs = parseDurationMs(cfg.drain.quietPeriod) ?? 30_000;
+  const annotationsChanged = new Map<string, (annotations: Record<string, string> | undefined) => void>();
   for (const [i, s] of cfg.services.entries()) {
     const rev = { namespace: s.namespace, name: s.name };
     const policy = policyFor({
@@ -60,16 +69,57 @@ async function main(argv: string[]): Promise<number> {
     }
     if (s.kubernetes) {
       if (!kube) {
-        const kc = new KubeConfig();
-        if (s.kubernetes.kubeconfig) kc.loadFromFile(s.kubernetes.kubeconfig);
-        else kc.loadFromDefault();
-        kube = new KubernetesScaler({ kubeConfig: kc, logger: jsonLogger });
+        const kubeConfig = kubeConfigFor(
+          s.kubernetes.kubeconfig ? { kubeconfig: s.kubernetes.kubeconfig } : {},
+        );
+        kube = new KubernetesScaler({
+          kubeConfig,
+          clock: systemClock,
+          logger: jsonLogger,
+          leading: !election.value.on,
+          onDeployment: (r, d) => annotationsChanged.get(`${r.namespace}/${r.name}`)?.(d?.annotations),
+        });
+        if (election.value.on) {
+          const k = kube;
+          elector = new LeaderElector({
+            kubeConfig,
+            clock: systemClock,
+            logger: jsonLogger,
+            namespace: election.value.namespace,
+            name: election.value.name,
+            identity: election.value.identity,
+            onChange: ({ leading, holder }) => {
+              k.setLeading(leading);
+              jsonLogger.info("leader", { leading, holder });
+            },
+          });
+        }
       }
+      const where = `deployment ${s.kubernetes.namespace ?? s.namespace}/${s.kubernetes.deployment}`;
+      let applied = "{}";
+      // A Deployment's autoscaling.knative.dev/* annotations override this service's config.
+      annotationsChanged.set(`${rev.namespace}/${rev.name}`, (annotations) => {
+        const over = annotationOverrides(annotations, where);
+        const text = JSON.stringify(over.block);
+        if (text === applied) return;
+        applied = text;
+        for (const issue of over.issues) jsonLogger.warn("annotation ignored", { ...issue });
+        const next = policyFor({
+          global: cfg.autoscaler,
+          autoscaling: withOverrides(s.autoscaling, over.block),
+          containerConcurrency: s.containerConcurrency,
+          autoscalingPath: where,
+        });
+        if (next.ok) service.updatePolicy(rev, next.value);
+        else for (const issue of next.issues) jsonLogger.warn("annotations not applied", { ...issue });
+      });
       kube.register({
         ...rev,
         deployment: s.kubernetes.deployment,
         ...(s.kubernetes.namespace ? { kubernetesNamespace: s.kubernetes.namespace } : {}),
+        ...(s.kubernetes.service ? { service: s.kubernetes.service } : {}),
         portName: s.kubernetes.portName,
+        metricsPort: s.kubernetes.metricsPort,
       });
       router.route(rev, kube);
     } else if (s.webhook) {
@@ -114,11 +164,14 @@ async function main(argv: string[]): Promise<number> {
     if (e.type !== "status") jsonLogger.info(e.type, { ...e });
   });
   service.start();
+  elector?.start();
   jsonLogger.info("thaw-autoscaler listening", { url: server.url, services: cfg.services.length });
   return new Promise<number>((done) => {
     const stop = () => {
       void (async () => {
         await service.stop();
+        // Released on the way out, so a follower takes over at its next retry, not after the lease.
+        await elector?.stop();
         await server.close();
         await router.close();
         done(0);
@@ -127,6 +180,39 @@ async function main(argv: string[]): Promise<number> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
   });
+}
+
+/** The env names of leader election, read in one place. */
+const ENV = {
+  election: "THAW_LEADER_ELECTION",
+  lease: "THAW_LEASE_NAME",
+  namespace: "POD_NAMESPACE",
+  identity: "POD_NAME",
+} as const;
+
+/**
+ * Leader election settings: on unless THAW_LEADER_ELECTION=off (one replica, or tests); the Lease
+ * THAW_LEASE_NAME (default thaw-autoscaler) in POD_NAMESPACE (default `default`), this replica named
+ * POD_NAME (default the host name) — the downward API gives both in a pod.
+ */
+function leaderElectionFromEnv(
+  env: Record<string, string | undefined>,
+):
+  | { ok: true; value: { on: boolean; namespace: string; name: string; identity: string } }
+  | { ok: false; error: string } {
+  const flag = env[ENV.election] ?? "on";
+  if (flag !== "on" && flag !== "off") {
+    return { ok: false, error: `${ENV.election} must be on or off, got ${JSON.stringify(flag)}` };
+  }
+  return {
+    ok: true,
+    value: {
+      on: flag === "on",
+      namespace: env[ENV.namespace] || "default",
+      name: env[ENV.lease] || "thaw-autoscaler",
+      identity: env[ENV.identity] || hostname(),
+    },
+  };
 }
 
 main(process.argv.slice(2)).then(

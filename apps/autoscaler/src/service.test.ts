@@ -96,6 +96,7 @@ describe("AutoscalerService", () => {
         "panic",
         "panicConcurrency",
         "readyPods",
+        "scaleError",
         "stableConcurrency",
       ].sort(),
     );

@@ -59,6 +59,7 @@ interface Revision {
   recheck: { at: number; handle: TimerHandle } | undefined;
   unsubscribe: () => void;
   published: string;
+  scaleError: string | null;
 }
 
 /**
@@ -131,10 +132,25 @@ export class AutoscalerService {
       recheck: undefined,
       unsubscribe: () => {},
       published: "",
+      scaleError: null,
     };
     this.#revs.set(key, r);
     r.unsubscribe = this.#o.scaler.subscribe(r.rev, () => this.#reconcileSoon(r));
     this.#reconcileSoon(r);
+  }
+
+  /**
+   * Replaces a revision's policy (a Deployment's annotations changed): the decider and the metric windows
+   * take the new spec from now on; the decider's state (panic, delay window) is kept.
+   */
+  updatePolicy(rev: RevisionKey, policy: RevisionPolicy): boolean {
+    const r = this.#revs.get(keyOf(rev));
+    if (!r) return false;
+    r.policy = policy;
+    r.decider.update(policy.decider);
+    this.#collector.createOrUpdate(r.key, policy.metric, this.#o.clock.now());
+    this.#reconcileSoon(r);
+    return true;
   }
 
   /** Stops scaling a revision (its pods are left to the scaler). */
@@ -277,7 +293,12 @@ export class AutoscalerService {
       r.again = true;
       return r.reconciling;
     }
-    r.reconciling = (async () => {
+    // Marked busy before the first await: a scaler that reports pods from inside scale() re-enters here.
+    let done = () => {};
+    r.reconciling = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    void (async () => {
       try {
         do {
           r.again = false;
@@ -287,6 +308,7 @@ export class AutoscalerService {
         this.#o.logger.error("reconcile failed", { revision: r.key, error: String(err) });
       } finally {
         r.reconciling = undefined;
+        done();
       }
     })();
     return r.reconciling;
@@ -312,13 +334,19 @@ export class AutoscalerService {
     const from = r.scale.currentReplicas ?? 1;
     if (step.patchReplicas !== undefined && this.#revs.get(r.key) === r) {
       const to = step.patchReplicas;
-      r.scale.currentReplicas = to;
       if (from === 0 && to > 0 && this.#readyCount(r) === 0) r.coldStartBegan ??= now;
-      this.#events.emit({ type: "scale", ...r.rev, from, to, reason: this.#reason(r, from, to), at: now });
       try {
         await this.#o.scaler.scale(r.rev, to);
+        // Recorded only once the scaler accepted it: a failed request is asked again on the next tick.
+        r.scale.currentReplicas = to;
+        r.scaleError = null;
+        this.#events.emit({ type: "scale", ...r.rev, from, to, reason: this.#reason(r, from, to), at: now });
       } catch (err) {
-        this.#o.logger.error("scaler failed", { revision: r.key, desired: to, error: String(err) });
+        const e = err as { code?: string; message?: string };
+        r.scaleError = e?.message ?? String(err);
+        if (e?.code !== "ERR_NOT_LEADER") {
+          this.#o.logger.error("scaler failed", { revision: r.key, desired: to, error: r.scaleError });
+        }
       }
     }
     for (const e of step.effects) {
@@ -397,6 +425,7 @@ export class AutoscalerService {
       panicConcurrency: r.panicConc,
       excessBurstCapacity: r.status.excessBurstCapacity,
       lastColdStartMs: r.lastColdStartMs,
+      scaleError: r.scaleError,
     };
   }
 }

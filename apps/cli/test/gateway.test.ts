@@ -17,6 +17,7 @@ function status(mode: "proxy" | "serve"): RevisionStatus {
     panicConcurrency: 0,
     excessBurstCapacity: mode === "serve" ? 0 : -1,
     lastColdStartMs: null,
+    scaleError: null,
   };
 }
 

@@ -29,6 +29,7 @@ const status: RevisionStatus = {
   panicConcurrency: 0,
   excessBurstCapacity: -211,
   lastColdStartMs: null,
+  scaleError: null,
 };
 
 const notUsed = { fetch: () => new Response("not used", { status: 500 }) };

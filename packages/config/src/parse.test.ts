@@ -31,6 +31,18 @@ describe("parseConfig", () => {
     });
   });
 
+  it("kubernetes: service, portName and metricsPort are read, with defaults", () => {
+    const r = parseConfig({
+      services: [{ name: "k", kubernetes: { deployment: "k-dep", service: "k-svc" } }],
+    });
+    expect(r.ok && r.value.services[0]?.kubernetes).toEqual({
+      deployment: "k-dep",
+      service: "k-svc",
+      portName: "http",
+      metricsPort: 9090,
+    });
+  });
+
   it.each([
     ["no services", {}, ["services: is required"]],
     [
@@ -85,6 +97,22 @@ describe("parseConfig", () => {
       "two scalers",
       { services: [{ ...hello, webhook: { url: "https://s.example/scale" } }] },
       ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],
+    ],
+    [
+      "kubernetes: bad service, port name and metrics port, each with its path",
+      {
+        services: [
+          {
+            name: "k",
+            kubernetes: { deployment: "k", service: "K_Svc", portName: "HTTP_PORT", metricsPort: 70000 },
+          },
+        ],
+      },
+      [
+        "services[0].kubernetes.service: must be a DNS label: lower-case letters, digits and '-', at most 63 characters",
+        "services[0].kubernetes.portName: must be a Kubernetes port name: at most 15 lower-case letters, digits and '-', with a letter, e.g. http",
+        "services[0].kubernetes.metricsPort: must be <= 65535; the queue-proxy's metrics port, e.g. 9090",
+      ],
     ],
     [
       "bad name",

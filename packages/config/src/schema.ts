@@ -70,7 +70,20 @@ const kubernetes = strict({
   deployment: name,
   namespace: v.optional(name),
   kubeconfig: v.optional(v.string()),
-  portName: v.optional(v.string(), "http"),
+  /** Service whose EndpointSlices list the pods; default: the Deployment's name. */
+  service: v.optional(name),
+  portName: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.regex(
+        /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/,
+        "must be a Kubernetes port name: at most 15 lower-case letters, digits and '-', with a letter, e.g. http",
+      ),
+    ),
+    "http",
+  ),
+  /** The queue-proxy's metrics port on each pod (Knative's 9090). */
+  metricsPort: v.optional(int(1, 65_535, "the queue-proxy's metrics port, e.g. 9090"), 9090),
   // What `thaw k8s render` puts into the pod; the scaler ignores these.
   image: v.optional(v.pipe(v.string(), v.minLength(1, "must name an image, e.g. ghcr.io/you/app:1.0"))),
   containerPort: v.optional(int(1, 65535, "the port the app listens on (Knative's default 8080)"), 8080),

@@ -30,8 +30,51 @@ describe("readConfig", () => {
     });
   });
 
+  it("cluster settings: Services with optional port names, the downward API's POD_* variables", () => {
+    const r = readConfig(["--config", "thaw.config.yaml", "--autoscaler-service", "thaw-autoscaler:http"], {
+      THAW_ACTIVATOR_SERVICE: "thaw-activator",
+      POD_NAMESPACE: "thaw",
+      POD_IP: "10.1.2.3",
+      POD_NAME: "thaw-activator-abc",
+    });
+    expect(r.ok && r.config).toMatchObject({
+      configFile: "thaw.config.yaml",
+      podName: "thaw-activator-abc",
+      cluster: {
+        namespace: "thaw",
+        podIp: "10.1.2.3",
+        activatorService: { service: "thaw-activator", portName: undefined },
+        autoscalerService: { service: "thaw-autoscaler", portName: "http" },
+      },
+    });
+  });
+
   it.each([
     { name: "bad port", argv: ["--port", "x"], env: {}, path: "THAW_ACTIVATOR_PORT" },
+    {
+      name: "--config beside THAW_REVISIONS",
+      argv: ["--config", "thaw.config.yaml"],
+      env: { THAW_REVISIONS: "[]" },
+      path: "THAW_CONFIG",
+    },
+    {
+      name: "bad activator Service",
+      argv: ["--activator-service", "Thaw_Act"],
+      env: { POD_IP: "10.0.0.1" },
+      path: "THAW_ACTIVATOR_SERVICE",
+    },
+    {
+      name: "activator Service without POD_IP",
+      argv: ["--activator-service", "thaw-activator"],
+      env: {},
+      path: "POD_IP",
+    },
+    {
+      name: "autoscaler Service beside its URL",
+      argv: [],
+      env: { THAW_AUTOSCALER_SERVICE: "thaw-autoscaler:http", THAW_AUTOSCALER_URL: "ws://a:8080" },
+      path: "THAW_AUTOSCALER_SERVICE",
+    },
     { name: "unknown flag", argv: ["--nope", "1"], env: {}, path: "--nope" },
     { name: "flag without value", argv: ["--port"], env: {}, path: "--port" },
     {

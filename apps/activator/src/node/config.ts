@@ -18,6 +18,28 @@ export interface ActivatorConfig {
   /** Path of Prometheus metrics on the activator port. */
   metricsPath: string;
   revisions: StaticRevision[];
+  /** thaw.config.yaml to read revisions (and, for `kubernetes:` services, their Services) from. */
+  configFile?: string | undefined;
+  /** Where this activator runs in a cluster (downward API) and the Services it follows. */
+  cluster?: ClusterConfig;
+}
+
+/** A Service in the activator's namespace and, optionally, the name of its port. */
+export interface ServicePort {
+  service: string;
+  portName: string | undefined;
+}
+
+/** The cluster side of the configuration. */
+export interface ClusterConfig {
+  /** Namespace of the activator's own and the autoscaler's Services (POD_NAMESPACE). */
+  namespace: string;
+  /** This pod's IP (POD_IP): its place among the activator replicas. */
+  podIp: string | undefined;
+  /** The activators' own Service: its EndpointSlices list the replicas that share each revision's capacity. */
+  activatorService: ServicePort | undefined;
+  /** The autoscaler's Service: stats go to every pod its EndpointSlices list. */
+  autoscalerService: ServicePort | undefined;
 }
 
 export { type ConfigIssue, defaultRevisionConfig, type StaticRevision } from "../revisions-json.js";
@@ -32,7 +54,13 @@ const FLAGS: Record<string, string> = {
   "--drain-timeout-ms": "THAW_DRAIN_TIMEOUT_MS",
   "--revisions": "THAW_REVISIONS",
   "--revisions-file": "THAW_REVISIONS_FILE",
+  "--config": "THAW_CONFIG",
+  "--activator-service": "THAW_ACTIVATOR_SERVICE",
+  "--autoscaler-service": "THAW_AUTOSCALER_SERVICE",
 };
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
 
 /**
  * Reads flags (`--port 8012`, `--port=8012`) over environment variables into a checked configuration;
@@ -86,16 +114,58 @@ export function readConfig(
     }
   }
   const revisions = parseRevisions(rawRevisions, revisionsPath, issues);
+  const configFile = vals.THAW_CONFIG || undefined;
+  if (configFile && (vals.THAW_REVISIONS || vals.THAW_REVISIONS_FILE)) {
+    issues.push({
+      path: "THAW_CONFIG",
+      message:
+        "takes the revisions from thaw.config.yaml; leave THAW_REVISIONS and THAW_REVISIONS_FILE unset",
+    });
+  }
+  const servicePort = (name: string): ServicePort | undefined => {
+    const raw = vals[name];
+    if (!raw) return undefined;
+    const [service = "", portName] = raw.split(":", 2);
+    if (!DNS_LABEL.test(service) || (portName !== undefined && !PORT_NAME.test(portName))) {
+      issues.push({
+        path: name,
+        message: `must be a Service name, optionally with a port name (thaw-autoscaler:http), got "${raw}"`,
+      });
+      return undefined;
+    }
+    return { service, portName };
+  };
+  const namespace = vals.POD_NAMESPACE || "default";
+  if (!DNS_LABEL.test(namespace))
+    issues.push({ path: "POD_NAMESPACE", message: `must be a namespace name, got "${namespace}"` });
+  const cluster: ClusterConfig = {
+    namespace,
+    podIp: vals.POD_IP || undefined,
+    activatorService: servicePort("THAW_ACTIVATOR_SERVICE"),
+    autoscalerService: servicePort("THAW_AUTOSCALER_SERVICE"),
+  };
+  if (cluster.activatorService && !cluster.podIp) {
+    issues.push({
+      path: "POD_IP",
+      message:
+        "is needed with THAW_ACTIVATOR_SERVICE (this replica's place among the activators); set it from status.podIP",
+    });
+  }
+  if (cluster.autoscalerService && autoscalerUrl) {
+    issues.push({ path: "THAW_AUTOSCALER_SERVICE", message: "replaces THAW_AUTOSCALER_URL; set only one" });
+  }
   const config: ActivatorConfig = {
     host: vals.THAW_ACTIVATOR_HOST || "0.0.0.0",
     port: int("THAW_ACTIVATOR_PORT", 8012, 0, 65_535),
     token: vals.THAW_ACTIVATOR_TOKEN || undefined,
     autoscalerUrl,
-    podName: vals.THAW_POD_NAME || vals.HOSTNAME || "thaw-activator",
+    podName: vals.THAW_POD_NAME || vals.POD_NAME || vals.HOSTNAME || "thaw-activator",
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
     drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
     metricsPath: "/metrics",
     revisions,
+    configFile,
+    cluster,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
 }

@@ -3,6 +3,7 @@
  * `thaw-activator`: the Node activator. Configuration comes from flags and THAW_* variables (README);
  * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.
  */
+import { systemClock } from "@thaw/clock";
 import { readConfig } from "./config.js";
 import { jsonLogger } from "./json-logger.js";
 import { startActivator } from "./server.js";
@@ -13,11 +14,23 @@ if (!parsed.ok) {
   process.exit(2);
 }
 const logger = jsonLogger();
-const running = await startActivator(parsed.config, { logger });
+// --config and the cluster Services: revisions, pods, peers and autoscalers from the API server. Loaded
+// only when asked for: the Kubernetes client costs start-up time a plain activator does not need.
+const { configFile, cluster } = parsed.config;
+const parts =
+  configFile || cluster?.activatorService || cluster?.autoscalerService
+    ? await (await import("./cluster.js")).clusterParts(parsed.config, { clock: systemClock, logger })
+    : ({ ok: true, value: undefined } as const);
+if (!parts.ok) {
+  process.stderr.write(`thaw-activator: ${parts.error}\n`);
+  process.exit(2);
+}
+const config = { ...parsed.config, token: parsed.config.token ?? parts.value?.token };
+const running = await startActivator(config, { logger, ...parts.value?.overrides });
 logger.info("listening", {
-  host: parsed.config.host,
+  host: config.host,
   port: running.port,
-  revisions: parsed.config.revisions.length,
+  revisions: parts.value?.count ?? config.revisions.length,
 });
 let stopping = false;
 const stop = (signal: string) => {

@@ -14,6 +14,7 @@ import type {
   Logger,
   RevisionDirectory,
   ScalerPoke,
+  StatSink,
 } from "../ports.js";
 import { httpStatTransport, StatPump } from "../stat-pump.js";
 import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
@@ -34,6 +35,18 @@ export interface ActivatorOverrides {
   forward?: Forwarder;
   scaler?: ScalerPoke;
   logger?: Logger;
+  /** Where stats go instead of the one `autoscalerUrl` (several autoscaler replicas). */
+  stats?: StatSink & { health(): { ok: true } | { ok: false; reason: string }; close(): void };
+  /** The activator replicas, for splitting capacity among them (only with the built-in coordinator). */
+  peers?: PeerSource;
+  /** Stopped with the activator (informers behind the sources above). */
+  onClose?: () => void;
+}
+
+/** The activator replicas as a list of IPs, and this replica's own. */
+export interface PeerSource {
+  self: string;
+  subscribe(onChange: (ips: string[]) => void): () => void;
 }
 
 /** A running Node activator. */
@@ -67,26 +80,31 @@ export async function startActivator(
   const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
   // undici's own fetch is loaded already; Node's global one loads lazily and slows the first probe by ~100 ms.
   const probeFetch = undiciFetch as unknown as typeof globalThis.fetch;
-  const coordinator =
-    o.coordinator ??
-    new LocalCoordinator({
-      endpoints,
-      clock,
-      fetch: probeFetch,
-      scaler: o.scaler,
-      telemetry,
-      logger: o.logger,
-    });
-  const pump = config.autoscalerUrl
-    ? new StatPump({
+  const local = o.coordinator
+    ? undefined
+    : new LocalCoordinator({
+        endpoints,
         clock,
-        encode: encodeWireStatMessages,
+        fetch: probeFetch,
+        scaler: o.scaler,
+        telemetry,
         logger: o.logger,
-        transport: config.autoscalerUrl.startsWith("ws")
-          ? wsStatTransport(config.autoscalerUrl, config.token)
-          : httpStatTransport(config.autoscalerUrl, globalThis.fetch, config.token),
-      })
-    : undefined;
+      });
+  const coordinator = o.coordinator ?? (local as LocalCoordinator);
+  const stopPeers =
+    local && o.peers ? o.peers.subscribe((ips) => local.setActivators(ips, o.peers?.self ?? "")) : undefined;
+  const pump =
+    o.stats ??
+    (config.autoscalerUrl
+      ? new StatPump({
+          clock,
+          encode: encodeWireStatMessages,
+          logger: o.logger,
+          transport: config.autoscalerUrl.startsWith("ws")
+            ? wsStatTransport(config.autoscalerUrl, config.token)
+            : httpStatTransport(config.autoscalerUrl, globalThis.fetch, config.token),
+        })
+      : undefined);
   const reporter = new ConcurrencyReporter({ podName: config.podName, clock, send: (m) => pump?.send(m) });
   reporter.start();
   let draining = false;
@@ -144,6 +162,8 @@ export async function startActivator(
   const shutdown = () => (shut ??= stopParts());
   const stopParts = async () => {
     reporter.stop();
+    stopPeers?.();
+    o.onClose?.();
     coordinator.close();
     pump?.close();
     await pool?.close();

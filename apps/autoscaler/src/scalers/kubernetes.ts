@@ -1,11 +1,7 @@
-import {
-  AppsV1Api,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1EndpointSlice,
-  Watch,
-} from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Clock } from "@thaw/clock";
+import { type EndpointPod, podsFromSlices } from "@thaw/kubernetes";
+import { DeploymentReader, type DeploymentView, EndpointSliceHub, ScaleWriter } from "@thaw/kubernetes/node";
 import { type Logger, silentLogger } from "../logger.js";
 import { keyOf, type RevisionKey } from "../revision.js";
 import type { PodInfo, Scaler } from "./scaler.js";
@@ -25,72 +21,104 @@ export interface KubernetesTarget extends RevisionKey {
 
 /** Options of {@link KubernetesScaler}. */
 export interface KubernetesScalerOptions {
-  /** In cluster: `kc.loadFromCluster()`; elsewhere `kc.loadFromDefault()` or `kc.loadFromFile(path)`. */
+  /** In a pod, `kubeConfigFor()` from @thaw/kubernetes/node finds the ServiceAccount. */
   kubeConfig: KubeConfig;
+  clock: Clock;
+  /** [0, 1): backoff jitter. */
+  random?: () => number;
   logger?: Logger;
-  /** Wait before re-opening a watch that ended (default 1 s). */
-  rewatchMs?: number;
+  /** Whether this replica may write scale at start (default true; leader election turns it on and off). */
+  leading?: boolean;
+  /** First retry delay of the API clients after a failure (default 500 ms). */
+  backoffInitialMs?: number;
+  /** Called with a Deployment's state on every change (annotations feed the revision's policy). */
+  onDeployment?: (rev: RevisionKey, d: DeploymentView | undefined) => void;
 }
 
 interface Entry {
-  target: Required<Omit<KubernetesTarget, "kubernetesNamespace">> & { ns: string };
-  /** EndpointSlices by name: a Service can have several. */
-  slices: Map<string, V1EndpointSlice>;
+  rev: RevisionKey;
+  target: { ns: string; deployment: string; service: string; portName: string; metricsPort: number };
+  pods: PodInfo[];
   listeners: Set<(pods: PodInfo[]) => void>;
-  abort: AbortController | undefined;
-  stopped: boolean;
+  writer: ScaleWriter;
+  reader: DeploymentReader;
+  stop: () => void;
 }
 
 /**
- * Scales Deployments through their `scale` subresource (a merge patch of `spec.replicas`) and follows their
- * pods through a watch on the Service's EndpointSlices (`kubernetes.io/service-name=<service>`).
+ * Scales Deployments through @thaw/kubernetes: a reconciling writer on the `scale` subresource (reads
+ * back, merge-patches with the version it read, retries with backoff, keeps the last error), pods from
+ * the Service's EndpointSlices (list then watch, merged across address families, terminating pods not
+ * ready), and the Deployment itself followed for its `autoscaling.knative.dev/*` annotations. Only a
+ * leader writes (`setLeading`); a follower keeps every informer warm so it can take over at once.
  */
 export class KubernetesScaler implements Scaler {
-  readonly #apps: AppsV1Api;
-  readonly #watch: Watch;
+  readonly #o: KubernetesScalerOptions;
+  readonly #hub: EndpointSliceHub;
   readonly #targets = new Map<string, Entry>();
   readonly #log: Logger;
-  readonly #rewatchMs: number;
+  #leading: boolean;
 
   constructor(options: KubernetesScalerOptions) {
-    this.#apps = options.kubeConfig.makeApiClient(AppsV1Api);
-    this.#watch = new Watch(options.kubeConfig);
+    this.#o = options;
     this.#log = options.logger ?? silentLogger;
-    this.#rewatchMs = options.rewatchMs ?? 1000;
+    this.#leading = options.leading ?? true;
+    this.#hub = new EndpointSliceHub({
+      kubeConfig: options.kubeConfig,
+      clock: options.clock,
+      random: options.random ?? Math.random,
+      logger: this.#log,
+      ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
+    });
   }
 
-  /** Declares a revision and starts watching its EndpointSlices. */
+  /** Declares a revision: starts following its pods and its Deployment. */
   register(target: KubernetesTarget): void {
-    const entry: Entry = {
-      target: {
-        namespace: target.namespace,
-        name: target.name,
-        ns: target.kubernetesNamespace ?? target.namespace,
-        deployment: target.deployment,
-        service: target.service ?? target.deployment,
-        portName: target.portName ?? "http",
-        metricsPort: target.metricsPort ?? 9090,
-      },
-      slices: new Map(),
-      listeners: new Set(),
-      abort: undefined,
-      stopped: false,
+    const o = this.#o;
+    const t = {
+      ns: target.kubernetesNamespace ?? target.namespace,
+      deployment: target.deployment,
+      service: target.service ?? target.deployment,
+      portName: target.portName ?? "http",
+      metricsPort: target.metricsPort ?? 9090,
     };
-    this.#targets.set(keyOf(target), entry);
-    void this.#startWatch(entry);
+    const rev = { namespace: target.namespace, name: target.name };
+    const common = {
+      kubeConfig: o.kubeConfig,
+      clock: o.clock,
+      random: o.random ?? Math.random,
+      logger: this.#log,
+      ...(o.backoffInitialMs ? { backoffInitialMs: o.backoffInitialMs } : {}),
+    };
+    const writer = new ScaleWriter({ ...common, namespace: t.ns, deployment: t.deployment });
+    writer.setEnabled(this.#leading);
+    const reader = new DeploymentReader({
+      ...common,
+      namespace: t.ns,
+      name: t.deployment,
+      onChange: (d) => o.onDeployment?.(rev, d),
+    });
+    const entry: Entry = { rev, target: t, pods: [], listeners: new Set(), writer, reader, stop: () => {} };
+    this.#targets.set(keyOf(rev), entry);
+    const unsubscribe = this.#hub.subscribe({ namespace: t.ns, service: t.service }, (slices) => {
+      entry.pods = podsFromSlices(slices, { portName: t.portName }).map((p) => podInfo(p, t.metricsPort));
+      for (const l of entry.listeners) l(entry.pods);
+    });
+    reader.start();
+    entry.stop = () => {
+      unsubscribe();
+      reader.stop();
+      writer.close();
+    };
   }
 
-  async scale(rev: RevisionKey, desired: number): Promise<void> {
-    const { target } = this.#get(rev);
-    await this.#apps.patchNamespacedDeploymentScale(
-      { name: target.deployment, namespace: target.ns, body: { spec: { replicas: desired } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    );
+  /** Resolves once the API holds `desired`; rejects with the attempt's error (`ERR_NOT_LEADER` on a follower). */
+  scale(rev: RevisionKey, desired: number): Promise<void> {
+    return this.#get(rev).writer.want(desired);
   }
 
   pods(rev: RevisionKey): PodInfo[] {
-    const e = this.#targets.get(keyOf(rev));
-    return e ? podsOf(e) : [];
+    return this.#targets.get(keyOf(rev))?.pods ?? [];
   }
 
   subscribe(rev: RevisionKey, onChange: (pods: PodInfo[]) => void): () => void {
@@ -99,12 +127,23 @@ export class KubernetesScaler implements Scaler {
     return () => e.listeners.delete(onChange);
   }
 
+  /** Turns scale writing on (this replica leads) or off (it follows). */
+  setLeading(leading: boolean): void {
+    this.#leading = leading;
+    for (const e of this.#targets.values()) e.writer.setEnabled(leading);
+  }
+
+  /** The writer's view of a revision's Deployment: desired, observed, last error. */
+  writerStatus(rev: RevisionKey) {
+    return this.#targets.get(keyOf(rev))?.writer.status();
+  }
+
   async close(): Promise<void> {
     for (const e of this.#targets.values()) {
-      e.stopped = true;
-      e.abort?.abort();
+      e.stop();
       e.listeners.clear();
     }
+    this.#hub.close();
   }
 
   #get(rev: RevisionKey): Entry {
@@ -112,58 +151,17 @@ export class KubernetesScaler implements Scaler {
     if (!e) throw new Error(`revision ${keyOf(rev)} is not registered with the Kubernetes scaler`);
     return e;
   }
-
-  async #startWatch(e: Entry): Promise<void> {
-    if (e.stopped) return;
-    const path = `/apis/discovery.k8s.io/v1/namespaces/${e.target.ns}/endpointslices`;
-    const again = () => {
-      if (!e.stopped) setTimeout(() => void this.#startWatch(e), this.#rewatchMs).unref();
-    };
-    try {
-      // A fresh watch lists every existing slice as ADDED first, so the map is rebuilt from scratch.
-      e.slices.clear();
-      e.abort = await this.#watch.watch(
-        path,
-        { labelSelector: `kubernetes.io/service-name=${e.target.service}` },
-        (phase, obj: V1EndpointSlice) => {
-          const name = obj.metadata?.name ?? "";
-          if (phase === "DELETED") e.slices.delete(name);
-          else if (phase === "ADDED" || phase === "MODIFIED") e.slices.set(name, obj);
-          else return;
-          const pods = podsOf(e);
-          for (const l of e.listeners) l(pods);
-        },
-        (err: unknown) => {
-          if (err && !e.stopped) this.#log.warn("EndpointSlice watch ended", { error: String(err) });
-          again();
-        },
-      );
-    } catch (err) {
-      this.#log.warn("EndpointSlice watch failed", { service: e.target.service, error: String(err) });
-      again();
-    }
-  }
 }
 
-/** Pods from the slices: one per endpoint address, ready per `conditions.ready` (absent = ready). */
-function podsOf(e: Entry): PodInfo[] {
-  const out: PodInfo[] = [];
-  for (const slice of e.slices.values()) {
-    const port = slice.ports?.find((p) => p.name === e.target.portName)?.port;
-    if (!port) continue;
-    for (const ep of slice.endpoints ?? []) {
-      const ip = ep.addresses?.[0];
-      if (!ip || ep.conditions?.terminating === true) continue;
-      const host = ip.includes(":") ? `[${ip}]` : ip;
-      out.push({
-        name: ep.targetRef?.name ?? ip,
-        address: `${host}:${port}`,
-        metricsUrl: `http://${host}:${e.target.metricsPort}/metrics`,
-        ready: ep.conditions?.ready !== false,
-        // The slice does not say when a pod started; 0 makes it count as settled for scrape sampling.
-        startedAt: 0,
-      });
-    }
-  }
-  return out;
+/** A pod as the autoscaler counts it: ready = routable (ready and not terminating). */
+function podInfo(p: EndpointPod, metricsPort: number): PodInfo {
+  const host = p.family === "IPv6" ? `[${p.ip}]` : p.ip;
+  return {
+    name: p.name,
+    address: p.address,
+    metricsUrl: `http://${host}:${metricsPort}/metrics`,
+    ready: p.routable,
+    // The slice does not say when a pod started; 0 makes it count as settled for scrape sampling.
+    startedAt: 0,
+  };
 }

@@ -1,0 +1,230 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { systemClock } from "@thaw/clock";
+import { EmulatedApiServer, endpointSlice, waitFor } from "@thaw/kubernetes/node/testing";
+import { decodeWireStatMessages } from "@thaw/protocol";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { clusterParts } from "../src/node/cluster.js";
+import { readConfig } from "../src/node/config.js";
+import { type RunningActivator, startActivator } from "../src/node/server.js";
+import { type Backend, startBackend } from "./backends.js";
+
+const MAIN = fileURLToPath(new URL("../dist/node/main.js", import.meta.url));
+const REV = { "knative-serving-namespace": "default", "knative-serving-revision": "hello" };
+
+/** A kubeconfig for the emulator and a thaw.config.yaml using it. */
+async function files(dir: string, api: EmulatedApiServer, containerConcurrency = 2) {
+  const kubeconfig = join(dir, "kubeconfig.yaml");
+  await writeFile(kubeconfig, api.kubeconfigYaml());
+  const config = join(dir, "thaw.config.yaml");
+  await writeFile(
+    config,
+    [
+      "services:",
+      "  - name: hello",
+      `    containerConcurrency: ${containerConcurrency}`,
+      "    kubernetes:",
+      "      deployment: hello",
+      "      namespace: apps",
+      "      service: hello-private",
+      `      kubeconfig: ${kubeconfig}`,
+    ].join("\n"),
+  );
+  return config;
+}
+
+describe("activator with --config against the emulated Kubernetes API server (no real API server runs here)", () => {
+  let api: EmulatedApiServer;
+  let dir: string;
+  const backends: Backend[] = [];
+  let child: ChildProcess | undefined;
+  let running: RunningActivator | undefined;
+
+  beforeEach(async () => {
+    api = new EmulatedApiServer({ token: "emulator-token", bookmarkIntervalMs: 0 });
+    await api.start();
+    dir = await mkdtemp(join(tmpdir(), "thaw-activator-k8s-"));
+  });
+  afterEach(async () => {
+    child?.kill("SIGKILL");
+    child = undefined;
+    await running?.close();
+    running = undefined;
+    for (const b of backends.splice(0)) await b.close();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("thaw-activator learns the revision from thaw.config.yaml and its pod from an EndpointSlice: /v1/activate answers", async () => {
+    const pod = await startBackend();
+    backends.push(pod);
+    const config = await files(dir, api);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      THAW_ACTIVATOR_PORT: "0",
+      THAW_ACTIVATOR_HOST: "127.0.0.1",
+    };
+    env.THAW_REVISIONS = "";
+    child = spawn(process.execPath, [MAIN, "--config", config], { env, stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    // A loaded CI machine can take many seconds to start a process that loads the Kubernetes client.
+    await waitFor(() => /"msg":"listening"/.test(log), "the activator to listen", 45_000);
+    const port = Number(/"port":(\d+)/.exec(log)?.[1]);
+    expect(log).toMatch(/"revisions":1/);
+    const activate = (name: string, timeoutMs = 8000) =>
+      fetch(`http://127.0.0.1:${port}/v1/activate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ namespace: "default", name, timeoutMs }),
+      });
+    expect((await activate("nope")).status).toBe(404);
+    // Waiting before any pod exists; the pod then appears in the Service's slice, not ready yet.
+    const waiting = activate("hello");
+    await waitFor(() => api.watches.length >= 1, "the EndpointSlice watch");
+    api.apply(
+      "endpointslices",
+      "apps",
+      endpointSlice({
+        service: "hello-private",
+        port: pod.port,
+        endpoints: [{ ip: "127.0.0.1", pod: "hello-1", ready: false }],
+      }),
+    );
+    const r = await waiting;
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ endpoints: [pod.addr], coldStart: true });
+    const proxied = await fetch(`http://127.0.0.1:${port}/x`, { headers: REV });
+    expect(proxied.status).toBe(200);
+    expect(await proxied.text()).toBe("GET /x ");
+  }, 90_000);
+
+  it("splits a revision's pods among the activator replicas its own Service lists (subsetting)", async () => {
+    const slow = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+      setTimeout(() => {
+        res.writeHead(200, { "x-backend": String(req.socket.localPort) });
+        res.end("ok");
+      }, 300);
+    };
+    const pods = [await startBackend(slow), await startBackend(slow)];
+    backends.push(...pods);
+    const read = readConfig(["--config", await files(dir, api, 1), "--port", "0", "--host", "127.0.0.1"], {
+      THAW_ACTIVATOR_SERVICE: "thaw-activator",
+      POD_NAMESPACE: "thaw",
+      POD_IP: "127.0.0.1",
+    });
+    if (!read.ok) throw new Error(JSON.stringify(read.issues));
+    const parts = await clusterParts(read.config, { clock: systemClock });
+    if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+    running = await startActivator(read.config, parts.value.overrides);
+    const activators = (ips: string[]) =>
+      api.apply(
+        "endpointslices",
+        "thaw",
+        endpointSlice({
+          service: "thaw-activator",
+          port: 8012,
+          endpoints: ips.map((ip) => ({ ip, pod: `act-${ip}` })),
+        }),
+      );
+    activators(["127.0.0.1", "127.0.0.2"]);
+    // Two pods on different ports: one slice per port, as the Service would have if they differed.
+    for (const [i, p] of pods.entries()) {
+      api.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({
+          service: "hello-private",
+          name: `hello-${i}`,
+          port: p.port,
+          endpoints: [{ ip: "127.0.0.1", pod: `hello-${i}`, uid: `u${i}` }],
+        }),
+      );
+    }
+    const port = running.port;
+    const hit = async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/`, { headers: REV });
+      expect(r.status).toBe(200);
+      return r.headers.get("x-backend");
+    };
+    /** Backends two requests at once land on (containerConcurrency 1: one per pod at a time). */
+    const pair = async () => new Set(await Promise.all([hit(), hit()]));
+    await waitFor(() => api.watches.length >= 1, "the activator Service watch");
+    expect((await hit()) !== null).toBe(true);
+    // This activator is index 0 of 2: it owns one of the two pods, and capacity for one request.
+    for (let i = 0; i < 3; i++) expect((await pair()).size).toBe(1);
+    activators(["127.0.0.1"]);
+    let size = 0;
+    for (let i = 0; i < 20 && size < 2; i++) size = (await pair()).size;
+    expect(size).toBe(2);
+  });
+  it("sends stats to every autoscaler replica its Service lists", async () => {
+    const replicas = await Promise.all(
+      [0, 1].map(async () => {
+        const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+        await new Promise<void>((r) => wss.once("listening", () => r()));
+        const got: string[] = [];
+        wss.on("connection", (ws) =>
+          ws.on("message", (data: Buffer) => {
+            const d = decodeWireStatMessages(new Uint8Array(data));
+            if (d.ok) for (const m of d.value) got.push(`${m.namespace}/${m.name}`);
+          }),
+        );
+        return { wss, got, port: (wss.address() as import("node:net").AddressInfo).port };
+      }),
+    );
+    try {
+      const pod = await startBackend();
+      backends.push(pod);
+      const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {
+        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
+        POD_NAMESPACE: "thaw",
+      });
+      if (!read.ok) throw new Error(JSON.stringify(read.issues));
+      const parts = await clusterParts(read.config, { clock: systemClock });
+      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+      running = await startActivator(read.config, parts.value.overrides);
+      for (const [i, r] of replicas.entries()) {
+        api.apply(
+          "endpointslices",
+          "thaw",
+          endpointSlice({
+            service: "thaw-autoscaler",
+            name: `as-${i}`,
+            port: r.port,
+            endpoints: [{ ip: "127.0.0.1", pod: `as-${i}`, uid: `as${i}` }],
+          }),
+        );
+      }
+      api.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({
+          service: "hello-private",
+          port: pod.port,
+          endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await fetch(`http://127.0.0.1:${running.port}/`, { headers: REV });
+      expect(res.status).toBe(200);
+      await waitFor(
+        () => replicas.every((r) => r.got.length > 0),
+        "stats at both autoscaler replicas",
+        10_000,
+      );
+      for (const r of replicas) expect(r.got).toContain("default/hello");
+    } finally {
+      for (const r of replicas) {
+        for (const c of r.wss.clients) c.terminate();
+        await new Promise<void>((done) => r.wss.close(() => done()));
+      }
+    }
+  });
+});

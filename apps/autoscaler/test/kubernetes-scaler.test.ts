@@ -1,0 +1,135 @@
+import { systemClock } from "@thaw/clock";
+import { ManualClock } from "@thaw/clock/testing";
+import { kubeConfigFor } from "@thaw/kubernetes/node";
+import { deployment, EmulatedApiServer, endpointSlice, waitFor } from "@thaw/kubernetes/node/testing";
+import { emptyStat } from "@thaw/protocol";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { policyFor } from "../src/policy.js";
+import { KubernetesScaler } from "../src/scalers/kubernetes.js";
+import { AutoscalerService } from "../src/service.js";
+
+const rev = { namespace: "default", name: "hello" };
+const SCALE = "/apis/apps/v1/namespaces/apps/deployments/hello/scale";
+const target = { ...rev, kubernetesNamespace: "apps", deployment: "hello", service: "hello-private" };
+
+describe("KubernetesScaler against the emulated Kubernetes API server (no real API server runs here)", () => {
+  let api: EmulatedApiServer;
+  const scalers: KubernetesScaler[] = [];
+  const make = (leading = true) => {
+    const s = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+      leading,
+      backoffInitialMs: 30,
+    });
+    scalers.push(s);
+    s.register(target);
+    return s;
+  };
+  const replicas = () =>
+    (api.get("deployments", "apps", "hello")?.spec as { replicas?: number } | undefined)?.replicas;
+
+  beforeEach(async () => {
+    api = new EmulatedApiServer({ bookmarkIntervalMs: 0 });
+    await api.start();
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 0 }));
+  });
+  afterEach(async () => {
+    for (const s of scalers.splice(0)) await s.close();
+    await api.close();
+  });
+
+  it("counts a dual-stack Service's pods once, follows the named Service, and scrapes the configured port", async () => {
+    const pods = [1, 2, 3].map((i) => ({ pod: `hello-${i}`, uid: `u${i}`, ready: true }));
+    for (const addressType of ["IPv4", "IPv6"] as const) {
+      api.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({
+          service: "hello-private",
+          addressType,
+          port: 8012,
+          endpoints: pods.map((p, i) => ({
+            ...p,
+            ip: addressType === "IPv4" ? `10.0.0.${i + 1}` : `fd00::${i + 1}`,
+          })),
+        }),
+      );
+    }
+    const scaler = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+    });
+    scalers.push(scaler);
+    scaler.register({ ...target, metricsPort: 9191 });
+    await waitFor(() => scaler.pods(rev).length === 3, "three pods");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(scaler.pods(rev).map((p) => [p.address, p.ready, p.metricsUrl])).toEqual([
+      ["10.0.0.1:8012", true, "http://10.0.0.1:9191/metrics"],
+      ["10.0.0.2:8012", true, "http://10.0.0.2:9191/metrics"],
+      ["10.0.0.3:8012", true, "http://10.0.0.3:9191/metrics"],
+    ]);
+  });
+
+  it("a failed PATCH is not recorded as applied: status shows the error, the Deployment still gets there", async () => {
+    const scaler = make();
+    const clock = new ManualClock(Date.now());
+    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
+    if (!p.ok) throw new Error("policy");
+    const service = new AutoscalerService({
+      scaler,
+      clock,
+      random: () => 0,
+      scrape: async () => ({ ok: true, stat: emptyStat("p") }),
+    });
+    service.addRevision(rev, p.value);
+    service.start();
+    try {
+      api.failNext({ method: "PATCH", path: SCALE }, { status: 500 });
+      api.failNext({ method: "PATCH", path: SCALE }, { status: 409 });
+      service.poke(rev);
+      await waitFor(() => service.status(rev)?.scaleError !== null, "the scale error");
+      expect(service.status(rev)).toMatchObject({ desiredScale: 0 });
+      expect(service.status(rev)?.scaleError).toMatch(/PATCH deployments\/hello\/scale in apps: (500|409)/);
+      // The writer retries on its own; the next tick sees the Deployment at the count and records it.
+      await waitFor(() => (replicas() ?? 0) > 0, "the scale-up");
+      for (let i = 0; i < 20 && service.status(rev)?.scaleError !== null; i++) {
+        await clock.advance(2000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(service.status(rev)).toMatchObject({ desiredScale: replicas(), scaleError: null });
+      expect(api.requests.filter((r) => r.method === "PATCH").map((r) => r.status)).toEqual([500, 409, 200]);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it("a follower writes no scale; once it leads, it does", async () => {
+    const follower = make(false);
+    await expect(follower.scale(rev, 2)).rejects.toMatchObject({ code: "ERR_NOT_LEADER" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(api.requests.filter((r) => r.method === "PATCH")).toHaveLength(0);
+    follower.setLeading(true);
+    await waitFor(() => replicas() === 2, "two replicas after taking over");
+  });
+
+  it("passes a Deployment's annotations to onDeployment", async () => {
+    api.apply(
+      "deployments",
+      "apps",
+      deployment({ name: "hello", replicas: 0, annotations: { "autoscaling.knative.dev/max-scale": "3" } }),
+    );
+    const seen: (Record<string, string> | undefined)[] = [];
+    const scaler = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      onDeployment: (_r, d) => seen.push(d?.annotations),
+    });
+    scalers.push(scaler);
+    scaler.register(target);
+    await waitFor(() => seen.length > 0, "the Deployment");
+    expect(seen.at(-1)).toEqual({ "autoscaling.knative.dev/max-scale": "3" });
+  });
+});

@@ -1,0 +1,89 @@
+import { AppsV1Api, type KubeConfig, type V1Deployment } from "@kubernetes/client-node";
+import type { Clock } from "@thaw/clock";
+import { Informer } from "./informer.js";
+import type { Logger } from "./logger.js";
+
+/** What Thaw reads of a Deployment. */
+export interface DeploymentView {
+  namespace: string;
+  name: string;
+  annotations: Record<string, string>;
+  /** `spec.replicas` (unset means 1 to Kubernetes). */
+  specReplicas: number | undefined;
+  /** `status.readyReplicas`, 0 when unset. */
+  readyReplicas: number;
+  /** `status.replicas`, 0 when unset. */
+  statusReplicas: number;
+  resourceVersion: string | undefined;
+}
+
+/** Options of {@link DeploymentReader}. */
+export interface DeploymentReaderOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  name: string;
+  clock: Clock;
+  random: () => number;
+  logger?: Logger;
+  timeoutSeconds?: number;
+  backoffInitialMs?: number;
+  /** Called on every change of the Deployment (undefined = it does not exist). */
+  onChange: (d: DeploymentView | undefined) => void;
+}
+
+/** Follows one Deployment (list + watch with `fieldSelector=metadata.name=<name>`). */
+export class DeploymentReader {
+  readonly #informer: Informer<V1Deployment>;
+  #view: DeploymentView | undefined;
+
+  constructor(o: DeploymentReaderOptions) {
+    const api = o.kubeConfig.makeApiClient(AppsV1Api);
+    const fieldSelector = `metadata.name=${o.name}`;
+    this.#informer = new Informer<V1Deployment>({
+      kubeConfig: o.kubeConfig,
+      clock: o.clock,
+      random: o.random,
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
+      ...(o.backoffInitialMs ? { backoff: { initialMs: o.backoffInitialMs } } : {}),
+      path: `/apis/apps/v1/namespaces/${o.namespace}/deployments`,
+      selectors: { fieldSelector },
+      list: async () => {
+        const l = await api.listNamespacedDeployment({ namespace: o.namespace, fieldSelector });
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
+      },
+      onChange: (objects) => {
+        const d = [...objects.values()][0];
+        this.#view = d ? viewOf(d, o.namespace) : undefined;
+        o.onChange(this.#view);
+      },
+    });
+  }
+
+  /** The Deployment as last seen. */
+  get view(): DeploymentView | undefined {
+    return this.#view;
+  }
+
+  /** Starts following. */
+  start(): void {
+    this.#informer.start();
+  }
+
+  /** Stops following. */
+  stop(): void {
+    this.#informer.stop();
+  }
+}
+
+function viewOf(d: V1Deployment, namespace: string): DeploymentView {
+  return {
+    namespace: d.metadata?.namespace ?? namespace,
+    name: d.metadata?.name ?? "",
+    annotations: { ...(d.metadata?.annotations ?? {}) },
+    specReplicas: d.spec?.replicas,
+    readyReplicas: d.status?.readyReplicas ?? 0,
+    statusReplicas: d.status?.replicas ?? 0,
+    resourceVersion: d.metadata?.resourceVersion,
+  };
+}
