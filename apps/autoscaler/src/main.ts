@@ -9,9 +9,11 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { systemClock } from "@thaw/clock";
 import { formatIssues, parseDurationMs } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
+import { checkScaleSecret } from "@thaw/protocol";
 import { parseProbe } from "@thaw/readiness";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
+import { SCALE_WEBHOOK_SECRET_ENV } from "./scale-receiver.js";
 import { KubernetesScaler } from "./scalers/kubernetes.js";
 import { LocalScaler } from "./scalers/local/local-scaler.js";
 import { ScalerRouter } from "./scalers/router.js";
@@ -39,10 +41,20 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const cfg = loaded.value;
+  // One secret signs what this process sends (webhook services) and checks what it receives (POST /v1/scale).
+  const secret = process.env[SCALE_WEBHOOK_SECRET_ENV] || undefined;
+  const bad = secret === undefined ? undefined : checkScaleSecret(secret, SCALE_WEBHOOK_SECRET_ENV);
+  const needsSecret = cfg.services.findIndex((s) => s.webhook);
+  if (bad || (secret === undefined && needsSecret >= 0)) {
+    const why =
+      bad?.message ?? `is required: services[${needsSecret}] is scaled through a webhook, which is signed`;
+    process.stderr.write(`thaw-autoscaler: ${SCALE_WEBHOOK_SECRET_ENV} ${why}\n`);
+    return 1;
+  }
   const router = new ScalerRouter();
   let kube: KubernetesScaler | undefined;
   let local: LocalScaler | undefined;
-  const webhook = new WebhookScaler();
+  const webhook = new WebhookScaler({ secret: secret ?? "" });
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
   const quietMs = parseDurationMs(cfg.drain.quietPeriod) ?? 30_000;
   for (const [i, s] of cfg.services.entries()) {
@@ -89,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
         env: s.run.env,
         cwd: resolve(dirname(resolve(config)), s.run.cwd ?? "."),
         portEnv: s.run.portEnv,
+        ...(s.run.servingPort !== undefined ? { servingPort: s.run.servingPort } : {}),
         containerConcurrency: s.containerConcurrency,
         timeoutSeconds: s.timeoutSeconds,
         drainQuietPeriodMs: quietMs,
@@ -106,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
     port: Number(listen.slice(i + 1)),
     logger: jsonLogger,
     ...(cfg.token ? { token: cfg.token } : {}),
+    ...(secret ? { scaleWebhookSecret: secret } : {}),
   });
   service.on((e) => {
     if (e.type !== "status") jsonLogger.info(e.type, { ...e });
