@@ -22,7 +22,9 @@ export default defineConfig({
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
               rev("decide", { containerConcurrency: 1 }),
             ]),
-            SCALER_WEBHOOK: `http://${origin}/__control/poke`,
+            SCALE_WEBHOOK_URL: `http://${origin}/__control/poke`,
+            // The same secret as test-workerd/origin.ts (WEBHOOK_SECRET), which verifies every call.
+            SCALE_WEBHOOK_SECRET: "workerd-suite-secret-0123",
             ACTIVATOR_TOKEN: "",
             EDGE_DECIDER: "true",
           },

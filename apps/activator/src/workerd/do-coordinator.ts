@@ -14,6 +14,8 @@ class CodedError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** More about a timeout (the last probe failure and its fix), appended by /v1/activate. */
+    readonly detail = "",
   ) {
     super(message);
   }
@@ -37,12 +39,13 @@ class DoGate implements RevisionGate {
     config: RevisionConfig,
     endpoints: string[],
     waitUntil: (p: Promise<unknown>) => void,
+    readinessPath: string | undefined,
   ) {
     this.#waitUntil = waitUntil;
     this.#stub = env.REVISION_ACTIVATOR.get(
       env.REVISION_ACTIVATOR.idFromName(`${key.namespace}/${key.name}`),
     );
-    this.#setup = { key, config, endpoints };
+    this.#setup = readinessPath ? { key, config, endpoints, readinessPath } : { key, config, endpoints };
     this.#timeoutMs = config.timeoutSeconds * 1000;
   }
 
@@ -81,7 +84,7 @@ class DoGate implements RevisionGate {
 
   async activate(timeoutMs: number): Promise<ActivationOutcome> {
     const r = await this.#stub.activate(timeoutMs, this.#setup);
-    if (!r.ok) throw new CodedError(r.code, r.message);
+    if (!r.ok) throw new CodedError(r.code, r.message, r.detail);
     return { endpoints: r.endpoints, coldStart: r.coldStart, waitedMs: r.waitedMs };
   }
 
@@ -106,13 +109,22 @@ export class DoCoordinator implements Coordinator {
     readonly endpointsFor: (key: RevisionKey) => string[],
     /** The invocation's `ctx.waitUntil`, so release RPCs outlive the response. */
     readonly waitUntil: (p: Promise<unknown>) => void,
+    /** A bare app's plain readiness path (REVISIONS `readinessPath`), if the revision has one. */
+    readonly readinessPathFor: (key: RevisionKey) => string | undefined = () => undefined,
   ) {}
 
   gate(key: RevisionKey, config: RevisionConfig): RevisionGate {
     const id = `${key.namespace}/${key.name}`;
     let g = this.#gates.get(id);
     if (!g) {
-      g = new DoGate(this.env, key, config, this.endpointsFor(key), this.waitUntil);
+      g = new DoGate(
+        this.env,
+        key,
+        config,
+        this.endpointsFor(key),
+        this.waitUntil,
+        this.readinessPathFor(key),
+      );
       this.#gates.set(id, g);
     }
     return g;

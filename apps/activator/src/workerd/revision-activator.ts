@@ -7,8 +7,19 @@ import {
   SingleFlightActivator,
 } from "@thaw/activation";
 import { systemClock } from "@thaw/clock";
+import { ErrorCode } from "@thaw/protocol";
 import { EdgeScaling } from "../edge-scaling.js";
 import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
+import type { ConfigIssue } from "../revisions-json.js";
+import {
+  activateAtThawOrigin,
+  type EdgeOrigin,
+  plainProbe,
+  probeHint,
+  readEdgeOrigin,
+  sendScale,
+  type WakeResult,
+} from "./edge-origin.js";
 import type { WorkerEnv } from "./env.js";
 import type {
   AcquireResult,
@@ -32,7 +43,8 @@ const TICK_MS = 2000;
 
 /**
  * One revision's coordinator at the edge: the throttler state (@thaw/activation's RevisionThrottler), backend
- * probing driven by alarms (probeRound each alarm), single-flight activation and the webhook scaler poke.
+ * probing driven by alarms (probeRound each alarm), and single-flight activation through the one origin the
+ * vars name: a Thaw origin's `POST /v1/activate`, or the signed scale webhook plus probing (edge-origin.ts).
  * Requests wait in the Worker invocations that received them; only small RPCs reach this object.
  */
 export class RevisionActivator extends DurableObject<WorkerEnv> {
@@ -43,11 +55,14 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   #healthy = new Set<string>();
   readonly #leases = new Map<string, Held>();
   readonly #waiters = new Map<string, AbortController>();
-  readonly #flight = new SingleFlightActivator({
-    clock: systemClock,
-    poke: () => this.#poke(),
-    onPokeError: (_rev, err) => console.warn("thaw: scaler webhook failed", String(err)),
-  });
+  // The wake is sent by #beginCold (once per cold episode, so a failed one can be retried); the flight only waits.
+  readonly #flight = new SingleFlightActivator({ clock: systemClock, poke: () => {} });
+  /** Activate callers waiting on a webhook wake: aborted at once when the webhook cannot be delivered. */
+  readonly #wakeWaiters = new Set<AbortController>();
+  /** The Thaw origin's /v1/activate call in flight, joined by every concurrent caller. */
+  #thawFlight: Promise<WakeResult> | undefined;
+  #readinessPath: string | undefined;
+  #lastProbeError: Error | undefined;
   #coldSince: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
@@ -59,11 +74,12 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   /** Probe rounds run by alarms (tests read it). */
   probeRounds = 0;
   /** The edge's counters for this revision (the Node activator keeps the same in its Telemetry). */
-  readonly #counts = { queued: 0, rejected: 0, replayed: 0, coldStarts: 0 };
+  readonly #counts = { queued: 0, rejected: 0, replayed: 0, coldStarts: 0, wakes: 0 };
 
   /** Sets identity, limits and the pod list; idempotent (the Worker sends it with every call). */
-  configure(key: RevisionKey, config: RevisionConfig, endpoints: string[]): void {
+  configure(key: RevisionKey, config: RevisionConfig, endpoints: string[], readinessPath?: string): void {
     this.#key = key;
+    this.#readinessPath = readinessPath;
     if (!this.#rt || this.#config?.containerConcurrency !== config.containerConcurrency) {
       this.#rt = new RevisionThrottler({
         containerConcurrency: config.containerConcurrency,
@@ -89,7 +105,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
 
   /** Waits here (parked RPC) for a slot on a healthy pod. */
   async acquire(waiterId: string, timeoutMs: number, setup?: RevisionSetup): Promise<AcquireResult> {
-    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints, setup.readinessPath);
     const rt = this.#must();
     if (this.#healthy.size === 0) {
       this.#counts.queued++;
@@ -139,24 +155,70 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     await this.#schedule(0);
   }
 
-  /** Single-flight wait for >= 1 healthy pod (POST /v1/activate). */
+  /** Single-flight wake and wait for >= 1 ready pod (POST /v1/activate), through the configured origin. */
   async activate(timeoutMs: number, setup?: RevisionSetup): Promise<ActivateResult> {
-    if (setup) this.configure(setup.key, setup.config, setup.endpoints);
+    if (setup) this.configure(setup.key, setup.config, setup.endpoints, setup.readinessPath);
     if (!this.#key) throw new Error("RevisionActivator.activate before configure");
+    const origin = this.#origin();
+    if (!origin.ok) return { ok: false, code: ErrorCode.ERR_UPSTREAM, message: origin.message };
+    if (origin.value.kind === "thaw") return this.#wakeThaw(origin.value, timeoutMs);
     if (this.#healthy.size === 0) await this.#beginCold();
     if (this.#flight.waiting(this.#id()) >= (this.#config?.maxQueue ?? Number.POSITIVE_INFINITY)) {
       return { ok: false, code: "ERR_QUEUE_FULL", message: "pending request queue full" };
     }
+    const ac = new AbortController();
+    this.#wakeWaiters.add(ac);
     try {
-      const r = await this.#flight.wait(this.#id(), { timeoutMs });
+      const r = await this.#flight.wait(this.#id(), { timeoutMs, signal: ac.signal });
       return { ok: true, ...r };
     } catch (err) {
+      if (ac.signal.aborted) {
+        return {
+          ok: false,
+          code: ErrorCode.ERR_UPSTREAM,
+          message: String((ac.signal.reason as Error).message),
+        };
+      }
       return {
         ok: false,
         code: (err as { code?: string }).code ?? "ERR_DEADLINE",
         message: (err as Error).message,
+        detail: probeHint(this.#lastProbeError),
       };
+    } finally {
+      this.#wakeWaiters.delete(ac);
     }
+  }
+
+  /** Origin (a): every concurrent caller joins one `/v1/activate` call to the Thaw origin. */
+  async #wakeThaw(origin: Extract<EdgeOrigin, { kind: "thaw" }>, timeoutMs: number): Promise<WakeResult> {
+    if (!this.#thawFlight) {
+      this.#counts.wakes++;
+      this.#thawFlight = activateAtThawOrigin(origin, this.#key as RevisionKey, timeoutMs).finally(() => {
+        this.#thawFlight = undefined;
+      });
+      const r = await this.#thawFlight;
+      if (r.ok && r.coldStart) this.#recordColdStart(Date.now() - r.waitedMs, Date.now());
+      return r;
+    }
+    return this.#thawFlight;
+  }
+
+  #originCache: { ok: true; value: EdgeOrigin } | { ok: false; message: string } | undefined;
+
+  /** The origin the vars name, read once per object; a misconfiguration is a message naming the var. */
+  #origin(): { ok: true; value: EdgeOrigin } | { ok: false; message: string } {
+    if (!this.#originCache) {
+      const issues: ConfigIssue[] = [];
+      const o = readEdgeOrigin(this.env, issues);
+      this.#originCache = o
+        ? { ok: true, value: o }
+        : {
+            ok: false,
+            message: `activator misconfigured: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          };
+    }
+    return this.#originCache;
   }
 
   /** What the Worker caches. */
@@ -206,9 +268,13 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
           probeOptimisation: true,
           timeoutMs: PROBE_TIMEOUT_MS,
         },
-        (dest, signal) => probeDestination((u, i) => fetch(u, i), dest, signal),
+        (dest, signal) =>
+          this.#readinessPath
+            ? plainProbe(dest, this.#readinessPath, signal)
+            : probeDestination((u, i) => fetch(u, i), dest, signal),
         systemClock,
       );
+      this.#lastProbeError = result.error;
       this.#healthy = result.healthy;
       this.#publish();
     }
@@ -232,9 +298,12 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     this.#desired = t.desired;
     if (t.changed) {
       this.#scaledTo.push(t.desired);
-      await this.#webhook({ replicas: t.desired }).catch((err: unknown) =>
-        console.warn("thaw: scaler webhook failed", String(err)),
-      );
+      const origin = this.#origin();
+      if (origin.ok && origin.value.kind === "webhook" && this.#key) {
+        await sendScale(origin.value, this.#key, t.desired, "edge-decider: desired scale", systemClock).catch(
+          (err: unknown) => console.warn("thaw: scale webhook failed", String(err)),
+        );
+      }
     }
     return t.desired;
   }
@@ -249,13 +318,24 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (cur === null || cur > at) await this.ctx.storage.setAlarm(at);
   }
 
+  /** A cold episode begins: probe at once and, for a webhook origin, ask for one replica (once per episode). */
   async #beginCold(): Promise<void> {
     if (this.#coldSince !== undefined) return;
     this.#coldSince = Date.now();
-    // The single-flight activator pokes once per flight; a proxied request opens one too.
-    void this.#flight
-      .wait(this.#id(), { timeoutMs: (this.#config?.timeoutSeconds ?? 300) * 1000 })
-      .catch(() => {});
+    const origin = this.#origin();
+    if (origin.ok && origin.value.kind === "webhook" && this.#key) {
+      this.#counts.wakes++;
+      const key = this.#key;
+      void sendScale(origin.value, key, 1, "activation: request while scaled to zero", systemClock).catch(
+        (err: unknown) => {
+          // Nobody will start a pod: fail the waiters now (503 + Retry-After at the gateway) instead of
+          // letting them sit out their timeout, and let the next request try the webhook again.
+          console.warn("thaw: scale webhook failed", String(err));
+          this.#coldSince = undefined;
+          for (const ac of this.#wakeWaiters) ac.abort(err);
+        },
+      );
+    }
     await this.#schedule(0);
   }
 
@@ -264,30 +344,17 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     this.#rt?.updateDestinations(healthy);
     this.#flight.update(this.#id(), healthy);
     if (healthy.length > 0 && this.#coldSince !== undefined) {
-      const now = Date.now();
-      const ms = now - this.#coldSince;
-      this.#last = { beganAt: this.#coldSince, scaleMs: 0, readyMs: ms };
-      this.#recent.push(ms);
-      this.#counts.coldStarts++;
-      if (this.#recent.length > 20) this.#recent.shift();
+      this.#recordColdStart(this.#coldSince, Date.now());
       this.#coldSince = undefined;
     }
   }
 
-  #poke(): Promise<void> {
-    return this.#webhook({ minReplicas: 1 });
-  }
-
-  async #webhook(body: { minReplicas: number } | { replicas: number }): Promise<void> {
-    const url = this.env.SCALER_WEBHOOK;
-    if (!url || !this.#key) return;
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ namespace: this.#key.namespace, name: this.#key.name, ...body }),
-    });
-    await res.body?.cancel();
-    if (!res.ok) throw new Error(`scaler webhook answered ${res.status}`);
+  #recordColdStart(began: number, now: number): void {
+    const ms = now - began;
+    this.#last = { beganAt: began, scaleMs: 0, readyMs: ms };
+    this.#recent.push(ms);
+    this.#counts.coldStarts++;
+    if (this.#recent.length > 20) this.#recent.shift();
   }
 
   #id(): string {

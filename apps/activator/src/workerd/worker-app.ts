@@ -6,28 +6,73 @@ import type { RevisionKey } from "../ports.js";
 import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
 import { StaticDirectory } from "../static-sources.js";
 import { DoCoordinator } from "./do-coordinator.js";
+import { MAX_TIMEOUT_SECONDS, readEdgeOrigin } from "./edge-origin.js";
 import type { WorkerEnv } from "./env.js";
 
-type Parsed = { revisions: StaticRevision[]; issues: ConfigIssue[] };
-/** Parsed REVISIONS bindings by their text: an isolate parses its configuration once, not per request. */
+type Parsed = { revisions: StaticRevision[]; readinessPaths: Map<string, string>; issues: ConfigIssue[] };
+/** Parsed configurations by their text: an isolate parses its configuration once, not per request. */
 const parsedByText = new Map<string, Parsed>();
 
-/** Revisions parsed from the REVISIONS binding; a bad binding answers 500 with every issue. */
-function readRevisions(env: WorkerEnv): Parsed {
+/**
+ * REVISIONS plus the origin vars, checked together; any issue answers 500 listing every one. At the edge a
+ * revision may carry `readinessPath` (a bare app's plain probe) and its timeout may not pass Knative's 600 s.
+ */
+function readConfig(env: WorkerEnv): Parsed {
   const text = env.REVISIONS ?? "";
-  let parsed = parsedByText.get(text);
-  if (!parsed) {
-    const issues: ConfigIssue[] = [];
-    parsed = { revisions: parseRevisions(text, "REVISIONS", issues), issues };
-    parsedByText.set(text, parsed);
+  const originKey = [
+    env.THAW_ORIGIN_URL,
+    env.THAW_ORIGIN_TOKEN,
+    env.SCALE_WEBHOOK_URL,
+    env.SCALE_WEBHOOK_SECRET,
+  ];
+  const cacheKey = JSON.stringify([text, originKey]);
+  let parsed = parsedByText.get(cacheKey);
+  if (parsed) return parsed;
+  const issues: ConfigIssue[] = [];
+  const revisions = parseRevisions(text, "REVISIONS", issues);
+  const origin = readEdgeOrigin(env, issues);
+  const readinessPaths = new Map<string, string>();
+  let raw: unknown[] = [];
+  try {
+    raw = issues.some((i) => i.path === "REVISIONS") ? [] : (JSON.parse(text || "[]") as unknown[]);
+  } catch {}
+  raw.forEach((item, i) => {
+    const r = item as {
+      namespace?: string;
+      name?: string;
+      readinessPath?: unknown;
+      timeoutSeconds?: unknown;
+    };
+    if (typeof r.timeoutSeconds === "number" && r.timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+      issues.push({
+        path: `REVISIONS[${i}].timeoutSeconds`,
+        message: `must be <= ${MAX_TIMEOUT_SECONDS} (Knative's ceiling)`,
+      });
+    }
+    if (r.readinessPath === undefined) return;
+    if (typeof r.readinessPath !== "string" || !r.readinessPath.startsWith("/")) {
+      issues.push({ path: `REVISIONS[${i}].readinessPath`, message: 'must be a path such as "/healthz"' });
+    } else readinessPaths.set(`${r.namespace}/${r.name}`, r.readinessPath);
+  });
+  if (origin?.kind === "webhook") {
+    revisions.forEach((r, i) => {
+      if (r.endpoints.length === 0) {
+        issues.push({
+          path: `REVISIONS[${i}].endpoints`,
+          message: 'a webhook origin needs the addresses to probe and forward to, e.g. ["10.0.0.7:8012"]',
+        });
+      }
+    });
   }
+  parsed = { revisions, readinessPaths, issues };
+  parsedByText.set(cacheKey, parsed);
   return parsed;
 }
 
 /** The activator Worker: the portable app with Durable-Object gates and a fetch forwarder. */
 export const worker = {
   async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
-    const { revisions, issues } = readRevisions(env);
+    const { revisions, readinessPaths, issues } = readConfig(env);
     if (issues.length > 0) {
       return new Response(
         `activator misconfigured:\n${issues.map((i) => `${i.path}: ${i.message}`).join("\n")}\n`,
@@ -56,7 +101,7 @@ export const worker = {
       const revisionsStatus = await Promise.all(
         revisions.map(async ({ endpoints: eps, namespace, name, ...config }) => {
           const stub = env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`${namespace}/${name}`));
-          await stub.configure({ namespace, name }, config, eps);
+          await stub.configure({ namespace, name }, config, eps, readinessPaths.get(`${namespace}/${name}`));
           return stub.status();
         }),
       );
@@ -64,7 +109,12 @@ export const worker = {
     }
     const { app } = createActivatorApp({
       revisions: directory,
-      coordinator: new DoCoordinator(env, endpointsFor, (p) => ctx.waitUntil(p)),
+      coordinator: new DoCoordinator(
+        env,
+        endpointsFor,
+        (p) => ctx.waitUntil(p),
+        (k) => readinessPaths.get(`${k.namespace}/${k.name}`),
+      ),
       forward: createFetchForwarder((input, init) => fetch(input, init)),
       clock: systemClock,
       // Concurrency is tracked by the Durable Object's leases; the edge sends no per-invocation stats.
