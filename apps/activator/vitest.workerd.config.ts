@@ -22,6 +22,8 @@ export default defineConfig({
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
               rev("decide", { containerConcurrency: 1 }),
             ]),
+            // A webhook origin here, so the shipped Thaw origin URL is cleared (exactly one may be set).
+            THAW_ORIGIN_URL: "",
             SCALE_WEBHOOK_URL: `http://${origin}/__control/poke`,
             // The same secret as test-workerd/origin.ts (WEBHOOK_SECRET), which verifies every call.
             SCALE_WEBHOOK_SECRET: "workerd-suite-secret-0123",

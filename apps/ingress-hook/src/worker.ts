@@ -91,7 +91,13 @@ app.get("/_thaw/edge", async (c) => {
       "a valid Authorization: Bearer <ACTIVATOR_TOKEN> is required",
     );
   }
-  return c.json({ hook: gate.hook.stats });
+  // The activator Worker's per-revision counters (wakes sent to the origin, cold starts), through the binding.
+  const headers = token ? { authorization: `Bearer ${token}` } : undefined;
+  const activator = await c.env.ACTIVATOR.fetch("http://activator.internal/v1/status", { headers }).then(
+    async (r) => (r.ok ? ((await r.json()) as unknown) : { error: `activator answered ${r.status}` }),
+    (err: unknown) => ({ error: `activator unreachable: ${String(err)}` }),
+  );
+  return c.json({ hook: gate.hook.stats, activator });
 });
 
 app.use("*", async (c, next) => {

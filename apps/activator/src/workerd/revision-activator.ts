@@ -38,6 +38,8 @@ interface Held {
 const ACTIVATING_PROBE_MS = 50;
 const PROBE_MS = 200;
 const PROBE_TIMEOUT_MS = 300;
+/** A healthy set older than this is probed again before /v1/activate trusts it (the platform may have scaled down). */
+const REVERIFY_MS = 1000;
 /** The decider's tick (Knative's 2 s). */
 const TICK_MS = 2000;
 
@@ -63,6 +65,9 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   #thawFlight: Promise<WakeResult> | undefined;
   #readinessPath: string | undefined;
   #lastProbeError: Error | undefined;
+  /** When a probe last confirmed the healthy set, and the re-check in flight. */
+  #verifiedAt = 0;
+  #reverifying: Promise<void> | undefined;
   #coldSince: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
@@ -162,6 +167,12 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     const origin = this.#origin();
     if (!origin.ok) return { ok: false, code: ErrorCode.ERR_UPSTREAM, message: origin.message };
     if (origin.value.kind === "thaw") return this.#wakeThaw(origin.value, timeoutMs);
+    if (this.#healthy.size > 0 && Date.now() - this.#verifiedAt > REVERIFY_MS) {
+      this.#reverifying ??= this.#probeAll().finally(() => {
+        this.#reverifying = undefined;
+      });
+      await this.#reverifying;
+    }
     if (this.#healthy.size === 0) await this.#beginCold();
     if (this.#flight.waiting(this.#id()) >= (this.#config?.maxQueue ?? Number.POSITIVE_INFINITY)) {
       return { ok: false, code: "ERR_QUEUE_FULL", message: "pending request queue full" };
@@ -258,25 +269,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     const now = Date.now();
     for (const [id, held] of this.#leases) if (held.expiresAt <= now) this.release(id);
     if (this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length) {
-      this.probeRounds++;
-      const result = await probeRound(
-        {
-          ready: this.#endpoints,
-          notReady: [],
-          healthy: this.#healthy,
-          meshMode: "auto",
-          probeOptimisation: true,
-          timeoutMs: PROBE_TIMEOUT_MS,
-        },
-        (dest, signal) =>
-          this.#readinessPath
-            ? plainProbe(dest, this.#readinessPath, signal)
-            : probeDestination((u, i) => fetch(u, i), dest, signal),
-        systemClock,
-      );
-      this.#lastProbeError = result.error;
-      this.#healthy = result.healthy;
-      this.#publish();
+      await this.#probe(this.#healthy);
     }
     if (this.#scaling && Date.now() >= this.#nextTick) await this.decide();
     const now2 = Date.now();
@@ -287,6 +280,36 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (this.#scaling && (this.#desired > 0 || this.#leases.size > 0 || this.#waiters.size > 0))
       due.push(this.#nextTick);
     if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
+  }
+
+  /** One probe round over the endpoints not in `healthy`; the result becomes the healthy set. */
+  async #probe(healthy: ReadonlySet<string>): Promise<void> {
+    this.probeRounds++;
+    const result = await probeRound(
+      {
+        ready: this.#endpoints,
+        notReady: [],
+        healthy,
+        meshMode: "auto",
+        probeOptimisation: true,
+        timeoutMs: PROBE_TIMEOUT_MS,
+      },
+      (dest, signal) =>
+        this.#readinessPath
+          ? plainProbe(dest, this.#readinessPath, signal)
+          : probeDestination((u, i) => fetch(u, i), dest, signal),
+      systemClock,
+    );
+    this.#lastProbeError = result.error;
+    this.#healthy = result.healthy;
+    if (this.#healthy.size > 0) this.#verifiedAt = Date.now();
+    this.#publish();
+  }
+
+  /** Probes every endpoint afresh: the healthy set is only believed again if they still answer. */
+  async #probeAll(): Promise<void> {
+    await this.#probe(new Set());
+    if (this.#healthy.size < this.#endpoints.length) await this.#schedule(0);
   }
 
   /** One decider tick now (alarms run it every 2 s while the revision is active); tells the scaler of changes. */
