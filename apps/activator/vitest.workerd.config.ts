@@ -21,6 +21,10 @@ export default defineConfig({
               rev("probe"),
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
               rev("decide", { containerConcurrency: 1 }),
+              rev("zero", {
+                containerConcurrency: 1,
+                autoscaling: { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" },
+              }),
             ]),
             // A webhook origin here, so the shipped Thaw origin URL is cleared (exactly one may be set).
             THAW_ORIGIN_URL: "",
@@ -29,6 +33,7 @@ export default defineConfig({
             SCALE_WEBHOOK_SECRET: "workerd-suite-secret-0123",
             ACTIVATOR_TOKEN: "",
             EDGE_DECIDER: "true",
+            THAW_TEST_CLOCK: "true",
           },
         },
       };

@@ -10,6 +10,7 @@ const control = async (what: string) =>
     pokes: number;
     requests: number;
     scales: { name: string; replicas: number }[];
+    refused: number;
   };
 const stubFor = (name: string) =>
   env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`default/${name}`));
@@ -133,6 +134,38 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     if (first.ok) await stub.release(first.leaseId);
   });
 
+  it("edge decider: alarms drive 0 -> N -> 0 with the cluster's grace rule, each change a signed webhook", async () => {
+    const stub = stubFor("zero");
+    const fast = { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" };
+    const cfg = { ...defaultRevisionConfig, containerConcurrency: 1 };
+    await stub.configure({ namespace: "default", name: "zero" }, cfg, [origin()], undefined, fast);
+    // One decider tick: the gateway's report for the last 2 s (if any), 2 s of decider time, the alarm.
+    const tick = async (concurrent: number) => {
+      if (concurrent > 0) await stub.load(concurrent * 2000, concurrent * 10);
+      await stub.advanceDeciderClock(2000);
+      return runDurableObjectAlarm(stub);
+    };
+    for (let i = 0; i < 5; i++) expect(await tick(4)).toBe(true);
+    const up = await stub.scaleHistory();
+    expect(up[0]).toBeGreaterThan(1);
+    let idleTicks = 0;
+    while ((await stub.scaleHistory()).at(-1) !== 0 && idleTicks < 40) {
+      await tick(0);
+      idleTicks++;
+    }
+    const history = await stub.scaleHistory();
+    expect(history.at(-1)).toBe(0);
+    // applyScale's rule: not before the 6 s stable window is idle (3 ticks of 2 s), and only once the
+    // activator (here the edge itself) has been in the path for the 4 s grace period.
+    expect(idleTicks).toBeGreaterThanOrEqual(3);
+    // Nothing left to decide at zero: no alarm is armed for the decider any more.
+    await runInDurableObject(stub, (_i, state) => state.storage.deleteAlarm());
+    expect(await tick(0)).toBe(false);
+    const seen = (await control("state")).scales.filter((x) => x.name === "zero").map((x) => x.replicas);
+    expect(seen).toEqual(history);
+    expect((await control("state")).refused).toBe(0);
+  });
+
   it("GET /v1/status reports each revision's counters from its Durable Object", async () => {
     const r = await exports.default.fetch("http://activator/v1/status");
     expect(r.status).toBe(200);
@@ -140,7 +173,7 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     const cold = body.revisions.find((x) => x.name === "cold");
     expect(cold?.coldStarts).toBe(1);
     expect(cold?.queued).toBeGreaterThanOrEqual(1);
-    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe"]);
+    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe", "zero"]);
   });
 
   it("a websocket upgrade passes through the Worker to the pod", async () => {

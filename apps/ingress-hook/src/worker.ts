@@ -11,6 +11,7 @@ import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
 import { IngressHook } from "./decision/hook.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
+import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
 import { readEdgeVars } from "./worker-vars.js";
 
@@ -35,7 +36,13 @@ export interface Env {
 const UNREACHABLE_RETRY_AFTER_S = 1;
 
 type WorkerHonoEnv = { Bindings: Env; Variables: ThawIngressVariables };
-type Gate = { hook: IngressHook; mw: MiddlewareHandler<WorkerHonoEnv>; origin: URL; originToken: string };
+type Gate = {
+  hook: IngressHook;
+  mw: MiddlewareHandler<WorkerHonoEnv>;
+  origin: URL;
+  originToken: string;
+  load: LoadReporter;
+};
 // One hook per isolate and env, built on first use (not at import), so its warm cache outlives requests.
 const gates = new WeakMap<Env, Gate | Error>();
 
@@ -71,6 +78,7 @@ export function gateFor(env: Env): Gate | Error {
         mw: thawIngress<WorkerHonoEnv>({ hook }),
         origin: vars.value.origin,
         originToken: env.ORIGIN_TOKEN ?? "",
+        load: new LoadReporter(Date.now()),
       };
     }
   }
@@ -120,6 +128,8 @@ app.all("*", async (c) => {
   headers.set("x-forwarded-proto", u.protocol.replace(":", ""));
   if (gate.originToken) headers.set("x-thaw-route-token", gate.originToken);
   const target = new URL(u.pathname + u.search, gate.origin);
+  const rev = c.var.thaw.revision;
+  gate.load.requestIn(rev, Date.now());
   try {
     return await fetch(
       new Request(target, {
@@ -135,8 +145,31 @@ app.all("*", async (c) => {
     // soon; the next request activates again.
     gate.hook.cache.invalidate(c.var.thaw.key);
     return unreachable(gate.origin, err);
+  } finally {
+    // Counted to the response's start: the decider needs the load's shape, not each stream's tail.
+    const now = Date.now();
+    gate.load.requestOut(rev, now);
+    const due = gate.load.take(now);
+    if (due.length > 0) c.executionCtx.waitUntil(reportLoad(c.env, gate.load, due));
   }
 });
+
+/** Sends the isolate's load to the activator Worker for its edge decider; a 404 means it wants none. */
+async function reportLoad(env: Env, load: LoadReporter, loads: LoadReport[]): Promise<void> {
+  const headers = new Headers({ "content-type": "application/json" });
+  if (env.ACTIVATOR_TOKEN) headers.set("authorization", `Bearer ${env.ACTIVATOR_TOKEN}`);
+  try {
+    const r = await env.ACTIVATOR.fetch("http://activator.internal/v1/load", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ loads }),
+    });
+    await r.body?.cancel();
+    if (r.status === 404) load.stop();
+  } catch {
+    // The next period reports again; the decider reads a missing report as less load, never as an error.
+  }
+}
 
 /** 503 + Retry-After: the origin could not be reached (ERR_UPSTREAM maps to 502 elsewhere; here it is transient). */
 function unreachable(origin: URL, err: unknown): Response {

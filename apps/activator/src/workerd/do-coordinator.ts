@@ -10,6 +10,9 @@ import type {
 import type { WorkerEnv } from "./env.js";
 import type { GateSnapshot, RevisionSetup } from "./rpc-types.js";
 
+/** The edge-only part of a revision's setup. */
+export type EdgeExtras = Pick<RevisionSetup, "readinessPath" | "autoscaling">;
+
 class CodedError extends Error {
   constructor(
     readonly code: string,
@@ -39,13 +42,13 @@ class DoGate implements RevisionGate {
     config: RevisionConfig,
     endpoints: string[],
     waitUntil: (p: Promise<unknown>) => void,
-    readinessPath: string | undefined,
+    extras: EdgeExtras,
   ) {
     this.#waitUntil = waitUntil;
     this.#stub = env.REVISION_ACTIVATOR.get(
       env.REVISION_ACTIVATOR.idFromName(`${key.namespace}/${key.name}`),
     );
-    this.#setup = readinessPath ? { key, config, endpoints, readinessPath } : { key, config, endpoints };
+    this.#setup = { key, config, endpoints, ...extras };
     this.#timeoutMs = config.timeoutSeconds * 1000;
   }
 
@@ -109,22 +112,15 @@ export class DoCoordinator implements Coordinator {
     readonly endpointsFor: (key: RevisionKey) => string[],
     /** The invocation's `ctx.waitUntil`, so release RPCs outlive the response. */
     readonly waitUntil: (p: Promise<unknown>) => void,
-    /** A bare app's plain readiness path (REVISIONS `readinessPath`), if the revision has one. */
-    readonly readinessPathFor: (key: RevisionKey) => string | undefined = () => undefined,
+    /** The edge-only fields of a revision in REVISIONS (`readinessPath`, `autoscaling`). */
+    readonly extrasFor: (key: RevisionKey) => EdgeExtras = () => ({}),
   ) {}
 
   gate(key: RevisionKey, config: RevisionConfig): RevisionGate {
     const id = `${key.namespace}/${key.name}`;
     let g = this.#gates.get(id);
     if (!g) {
-      g = new DoGate(
-        this.env,
-        key,
-        config,
-        this.endpointsFor(key),
-        this.waitUntil,
-        this.readinessPathFor(key),
-      );
+      g = new DoGate(this.env, key, config, this.endpointsFor(key), this.waitUntil, this.extrasFor(key));
       this.#gates.set(id, g);
     }
     return g;

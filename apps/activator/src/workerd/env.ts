@@ -18,4 +18,6 @@ export interface WorkerEnv {
   SCALE_WEBHOOK_SECRET?: string;
   /** "true": each revision's Durable Object runs the KPA decider and sends its decisions over the webhook. */
   EDGE_DECIDER?: string;
+  /** Test suites only: "true" lets `advanceDeciderClock` move the decider's time. */
+  THAW_TEST_CLOCK?: string;
 }

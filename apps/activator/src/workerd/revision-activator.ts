@@ -11,6 +11,7 @@ import { ErrorCode } from "@thaw/protocol";
 import { EdgeScaling } from "../edge-scaling.js";
 import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
 import type { ConfigIssue } from "../revisions-json.js";
+import { DeciderLoop } from "./decider-loop.js";
 import {
   activateAtThawOrigin,
   type EdgeOrigin,
@@ -40,8 +41,6 @@ const PROBE_MS = 200;
 const PROBE_TIMEOUT_MS = 300;
 /** A healthy set older than this is probed again before /v1/activate trusts it (the platform may have scaled down). */
 const REVERIFY_MS = 1000;
-/** The decider's tick (Knative's 2 s). */
-const TICK_MS = 2000;
 
 /**
  * One revision's coordinator at the edge: the throttler state (@thaw/activation's RevisionThrottler), backend
@@ -71,18 +70,22 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
   #coldSince: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
-  #scaling: EdgeScaling | undefined;
-  #nextTick = 0;
-  #desired = 0;
-  /** Replica counts sent to the scaler by the edge decider. */
-  readonly #scaledTo: number[] = [];
+  /** The edge decider (EDGE_DECIDER "true" with a webhook origin), created on first configure. */
+  #decider: DeciderLoop | undefined;
+  #skew = 0;
   /** Probe rounds run by alarms (tests read it). */
   probeRounds = 0;
   /** The edge's counters for this revision (the Node activator keeps the same in its Telemetry). */
   readonly #counts = { queued: 0, rejected: 0, replayed: 0, coldStarts: 0, wakes: 0 };
 
   /** Sets identity, limits and the pod list; idempotent (the Worker sends it with every call). */
-  configure(key: RevisionKey, config: RevisionConfig, endpoints: string[], readinessPath?: string): void {
+  configure(
+    key: RevisionKey,
+    config: RevisionConfig,
+    endpoints: string[],
+    readinessPath?: string,
+    autoscaling?: Record<string, unknown>,
+  ): void {
     this.#key = key;
     this.#readinessPath = readinessPath;
     if (!this.#rt || this.#config?.containerConcurrency !== config.containerConcurrency) {
@@ -93,9 +96,10 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
       this.#rt.updateDestinations([...this.#healthy].sort());
     }
     this.#config = config;
-    if (this.env.EDGE_DECIDER === "true" && !this.#scaling) {
-      this.#scaling = new EdgeScaling(this.#id(), config.containerConcurrency, Date.now());
-      this.#nextTick = Date.now() + TICK_MS;
+    if (this.env.EDGE_DECIDER === "true" && !this.#decider) {
+      // worker-app.ts validated the block already; an invalid one leaves the decider off.
+      const made = EdgeScaling.create(this.#id(), config.containerConcurrency, this.#now(), autoscaling ?? {});
+      if (made.ok) this.#decider = new DeciderLoop(made.value, this.#now());
     }
     if (endpoints.join(",") !== this.#endpoints.join(",")) this.setEndpoints(endpoints);
   }
@@ -110,14 +114,14 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
 
   /** Waits here (parked RPC) for a slot on a healthy pod. */
   async acquire(waiterId: string, timeoutMs: number, setup?: RevisionSetup): Promise<AcquireResult> {
-    if (setup) this.configure(setup.key, setup.config, setup.endpoints, setup.readinessPath);
+    if (setup) this.#setup(setup);
     const rt = this.#must();
     if (this.#healthy.size === 0) {
       this.#counts.queued++;
       await this.#beginCold();
     }
-    this.#scaling?.requestIn(Date.now());
-    if (this.#scaling) await this.#schedule(Math.max(0, this.#nextTick - Date.now()));
+    this.#decider?.scaling.requestIn(this.#now());
+    if (this.#decider) await this.#schedule(Math.max(0, this.#decider.nextTick - this.#now()));
     const ac = new AbortController();
     this.#waiters.set(waiterId, ac);
     const timer = setTimeout(() => ac.abort(new DOMException("deadline", "TimeoutError")), timeoutMs);
@@ -130,7 +134,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     } catch (err) {
       const code = (err as { code?: string }).code ?? "ERR_CANCELLED";
       if (code === "ERR_QUEUE_FULL" || code === "ERR_DEADLINE") this.#counts.rejected++;
-      this.#scaling?.requestOut(Date.now());
+      this.#decider?.scaling.requestOut(this.#now());
       return { ok: false, code, message: (err as Error).message, snapshot: this.snapshot() };
     } finally {
       clearTimeout(timer);
@@ -149,7 +153,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (!held || !this.#rt) return;
     this.#leases.delete(leaseId);
     this.#rt.release(held.tracker);
-    this.#scaling?.requestOut(Date.now());
+    this.#decider?.scaling.requestOut(this.#now());
   }
 
   /** A forward failed with no answer: drop the pod from the healthy set and probe again now. */
@@ -162,7 +166,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
 
   /** Single-flight wake and wait for >= 1 ready pod (POST /v1/activate), through the configured origin. */
   async activate(timeoutMs: number, setup?: RevisionSetup): Promise<ActivateResult> {
-    if (setup) this.configure(setup.key, setup.config, setup.endpoints, setup.readinessPath);
+    if (setup) this.#setup(setup);
     if (!this.#key) throw new Error("RevisionActivator.activate before configure");
     const origin = this.#origin();
     if (!origin.ok) return { ok: false, code: ErrorCode.ERR_UPSTREAM, message: origin.message };
@@ -271,14 +275,13 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length) {
       await this.#probe(this.#healthy);
     }
-    if (this.#scaling && Date.now() >= this.#nextTick) await this.decide();
+    if (this.#decider && this.#now() >= this.#decider.nextTick) await this.decide();
     const now2 = Date.now();
     const probing = this.#endpoints.length > 0 && this.#healthy.size < this.#endpoints.length;
     const due: number[] = [];
     if (probing) due.push(now2 + (this.#coldSince !== undefined ? ACTIVATING_PROBE_MS : PROBE_MS));
     if (this.#leases.size > 0) due.push(now2 + 10_000);
-    if (this.#scaling && (this.#desired > 0 || this.#leases.size > 0 || this.#waiters.size > 0))
-      due.push(this.#nextTick);
+    if (this.#decider?.busy(this.#leases.size + this.#waiters.size)) due.push(this.#decider.nextTick - this.#skew);
     if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
   }
 
@@ -312,29 +315,49 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     if (this.#healthy.size < this.#endpoints.length) await this.#schedule(0);
   }
 
-  /** One decider tick now (alarms run it every 2 s while the revision is active); tells the scaler of changes. */
+  /** One decider tick now (alarms run it every 2 s while the revision is active); tells the platform of changes. */
   async decide(): Promise<number> {
-    if (!this.#scaling) return this.#desired;
-    const now = Date.now();
-    this.#nextTick = now + TICK_MS;
-    const t = this.#scaling.tick(now, this.#healthy.size);
-    this.#desired = t.desired;
-    if (t.changed) {
-      this.#scaledTo.push(t.desired);
-      const origin = this.#origin();
-      if (origin.ok && origin.value.kind === "webhook" && this.#key) {
-        await sendScale(origin.value, this.#key, t.desired, "edge-decider: desired scale", systemClock).catch(
-          (err: unknown) => console.warn("thaw: scale webhook failed", String(err)),
-        );
+    const d = this.#decider;
+    if (!d) return 0;
+    const origin = this.#origin();
+    const key = this.#key;
+    const t = await d.tick(this.#now(), this.#healthy.size, async (replicas, reason) => {
+      if (origin.ok && origin.value.kind === "webhook" && key) {
+        await sendScale(origin.value, key, replicas, reason, systemClock);
       }
-    }
-    return t.desired;
+    });
+    return t.replicas;
+  }
+
+  /** Load a gateway measured on requests it sent straight to the origin (POST /v1/load); false = no decider. */
+  async load(requestMs: number, requestCount: number, setup?: RevisionSetup): Promise<boolean> {
+    if (setup) this.#setup(setup);
+    if (!this.#decider) return false;
+    this.#decider.scaling.load(requestMs, requestCount);
+    await this.#schedule(Math.max(0, this.#decider.nextTick - this.#now()));
+    return true;
   }
 
   /** Replica counts the edge decider has sent, oldest first. */
   scaleHistory(): number[] {
-    return [...this.#scaledTo];
+    return [...(this.#decider?.sent ?? [])];
   }
+
+  /** Moves the decider's clock on (tests only, THAW_TEST_CLOCK "true"): windows of seconds pass at once. */
+  advanceDeciderClock(ms: number): void {
+    if (this.env.THAW_TEST_CLOCK !== "true") throw new Error("advanceDeciderClock needs THAW_TEST_CLOCK=true");
+    this.#skew += ms;
+  }
+
+  /** The decider's time: the system clock, moved on by tests. */
+  #now(): number {
+    return Date.now() + this.#skew;
+  }
+
+  #setup(s: RevisionSetup): void {
+    this.configure(s.key, s.config, s.endpoints, s.readinessPath, s.autoscaling);
+  }
+
   async #schedule(inMs: number): Promise<void> {
     const at = Date.now() + inMs;
     const cur = await this.ctx.storage.getAlarm();
@@ -348,6 +371,7 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     const origin = this.#origin();
     if (origin.ok && origin.value.kind === "webhook" && this.#key) {
       this.#counts.wakes++;
+      this.#decider?.scaling.woke(this.#now());
       const key = this.#key;
       void sendScale(origin.value, key, 1, "activation: request while scaled to zero", systemClock).catch(
         (err: unknown) => {

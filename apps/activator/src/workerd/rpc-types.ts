@@ -7,6 +7,8 @@ export interface RevisionSetup {
   endpoints: string[];
   /** Probe a bare app with `GET <path>` (any 2xx) instead of the queue-proxy's probe. */
   readinessPath?: string;
+  /** The edge decider's autoscaling keys (thaw.config.yaml's `autoscaling:` block). */
+  autoscaling?: Record<string, unknown>;
 }
 
 /** What the Worker gets back from `acquire`. */
