@@ -98,7 +98,12 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     this.#config = config;
     if (this.env.EDGE_DECIDER === "true" && !this.#decider) {
       // worker-app.ts validated the block already; an invalid one leaves the decider off.
-      const made = EdgeScaling.create(this.#id(), config.containerConcurrency, this.#now(), autoscaling ?? {});
+      const made = EdgeScaling.create(
+        this.#id(),
+        config.containerConcurrency,
+        this.#now(),
+        autoscaling ?? {},
+      );
       if (made.ok) this.#decider = new DeciderLoop(made.value, this.#now());
     }
     if (endpoints.join(",") !== this.#endpoints.join(",")) this.setEndpoints(endpoints);
@@ -281,7 +286,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     const due: number[] = [];
     if (probing) due.push(now2 + (this.#coldSince !== undefined ? ACTIVATING_PROBE_MS : PROBE_MS));
     if (this.#leases.size > 0) due.push(now2 + 10_000);
-    if (this.#decider?.busy(this.#leases.size + this.#waiters.size)) due.push(this.#decider.nextTick - this.#skew);
+    if (this.#decider?.busy(this.#leases.size + this.#waiters.size))
+      due.push(this.#decider.nextTick - this.#skew);
     if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
   }
 
@@ -345,7 +351,8 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
 
   /** Moves the decider's clock on (tests only, THAW_TEST_CLOCK "true"): windows of seconds pass at once. */
   advanceDeciderClock(ms: number): void {
-    if (this.env.THAW_TEST_CLOCK !== "true") throw new Error("advanceDeciderClock needs THAW_TEST_CLOCK=true");
+    if (this.env.THAW_TEST_CLOCK !== "true")
+      throw new Error("advanceDeciderClock needs THAW_TEST_CLOCK=true");
     this.#skew += ms;
   }
 
