@@ -21,6 +21,13 @@ export default defineConfig({
               rev("probe"),
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
               rev("decide", { containerConcurrency: 1 }),
+              { namespace: "default", name: "bare", endpoints: [`127.0.0.1:${inject("barePort")}`] },
+              {
+                namespace: "default",
+                name: "bare-ok",
+                endpoints: [`127.0.0.1:${inject("barePort")}`],
+                readinessPath: "/healthz",
+              },
               rev("zero", {
                 containerConcurrency: 1,
                 autoscaling: { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" },

@@ -166,6 +166,24 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect((await control("state")).refused).toBe(0);
   });
 
+  it("a bare app as endpoint: ready through its readinessPath, or a timeout that names the fix", async () => {
+    const activate = (name: string, timeoutMs: number) =>
+      exports.default.fetch("http://activator/v1/activate", {
+        method: "POST",
+        body: JSON.stringify({ namespace: "default", name, timeoutMs }),
+      });
+    const ok = await activate("bare-ok", 10_000);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { endpoints: string[] }).endpoints).toEqual([
+      `127.0.0.1:${inject("barePort")}`,
+    ]);
+    const refused = await activate("bare", 1500);
+    expect(refused.status).toBe(504);
+    const msg = ((await refused.json()) as { error: { message: string } }).error.message;
+    expect(msg).toMatch(/not as a queue-proxy/);
+    expect(msg).toMatch(/readinessPath/);
+  });
+
   it("GET /v1/status reports each revision's counters from its Durable Object", async () => {
     const r = await exports.default.fetch("http://activator/v1/status");
     expect(r.status).toBe(200);
@@ -173,7 +191,15 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     const cold = body.revisions.find((x) => x.name === "cold");
     expect(cold?.coldStarts).toBe(1);
     expect(cold?.queued).toBeGreaterThanOrEqual(1);
-    expect(body.revisions.map((x) => x.name).sort()).toEqual(["cap", "cold", "decide", "probe", "zero"]);
+    expect(body.revisions.map((x) => x.name).sort()).toEqual([
+      "bare",
+      "bare-ok",
+      "cap",
+      "cold",
+      "decide",
+      "probe",
+      "zero",
+    ]);
   });
 
   it("a websocket upgrade passes through the Worker to the pod", async () => {
