@@ -68,6 +68,28 @@ export function readEdgeOrigin(env: WorkerEnv, issues: ConfigIssue[]): EdgeOrigi
   return { kind: "webhook", url: hook, secret: env.SCALE_WEBHOOK_SECRET as string };
 }
 
+/** The origin, or why there is none (a message naming the vars). */
+export type OriginOrIssue = { ok: true; value: EdgeOrigin } | { ok: false; message: string };
+
+const originByEnv = new WeakMap<WorkerEnv, OriginOrIssue>();
+
+/** {@link readEdgeOrigin} once per env object (an isolate's bindings do not change). */
+export function originFromEnv(env: WorkerEnv): OriginOrIssue {
+  let o = originByEnv.get(env);
+  if (!o) {
+    const issues: ConfigIssue[] = [];
+    const v = readEdgeOrigin(env, issues);
+    o = v
+      ? { ok: true, value: v }
+      : {
+          ok: false,
+          message: `activator misconfigured: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        };
+    originByEnv.set(env, o);
+  }
+  return o;
+}
+
 /** Origin (a): one `POST /v1/activate` to the Thaw origin; its answer (or silence) as a value. */
 export async function activateAtThawOrigin(
   origin: Extract<EdgeOrigin, { kind: "thaw" }>,

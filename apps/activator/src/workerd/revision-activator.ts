@@ -10,14 +10,14 @@ import { systemClock } from "@thaw/clock";
 import { ErrorCode } from "@thaw/protocol";
 import { EdgeScaling } from "../edge-scaling.js";
 import type { ColdStartPhases, RevisionConfig, RevisionKey } from "../ports.js";
-import type { ConfigIssue } from "../revisions-json.js";
 import { DeciderLoop } from "./decider-loop.js";
 import {
   activateAtThawOrigin,
   type EdgeOrigin,
+  type OriginOrIssue,
+  originFromEnv,
   plainProbe,
   probeHint,
-  readEdgeOrigin,
   sendScale,
   type WakeResult,
 } from "./edge-origin.js";
@@ -224,21 +224,9 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     return this.#thawFlight;
   }
 
-  #originCache: { ok: true; value: EdgeOrigin } | { ok: false; message: string } | undefined;
-
-  /** The origin the vars name, read once per object; a misconfiguration is a message naming the var. */
-  #origin(): { ok: true; value: EdgeOrigin } | { ok: false; message: string } {
-    if (!this.#originCache) {
-      const issues: ConfigIssue[] = [];
-      const o = readEdgeOrigin(this.env, issues);
-      this.#originCache = o
-        ? { ok: true, value: o }
-        : {
-            ok: false,
-            message: `activator misconfigured: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-          };
-    }
-    return this.#originCache;
+  /** The origin the vars name; a misconfiguration is a message naming the var. */
+  #origin(): OriginOrIssue {
+    return originFromEnv(this.env);
   }
 
   /** What the Worker caches. */
