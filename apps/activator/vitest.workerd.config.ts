@@ -28,6 +28,7 @@ export default defineConfig({
                 endpoints: [`127.0.0.1:${inject("barePort")}`],
                 readinessPath: "/healthz",
               },
+              rev("loaded", { containerConcurrency: 1 }),
               rev("zero", {
                 containerConcurrency: 1,
                 autoscaling: { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" },

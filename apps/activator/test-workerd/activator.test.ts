@@ -166,6 +166,24 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect((await control("state")).refused).toBe(0);
   });
 
+  it("POST /v1/load takes a gateway's load for the edge decider (204), and names a bad body (400)", async () => {
+    const post = (body: unknown) =>
+      exports.default.fetch("http://activator/v1/load", { method: "POST", body: JSON.stringify(body) });
+    const before = (await stubFor("loaded").scaleHistory()).length;
+    const ok = await post({
+      loads: [{ namespace: "default", name: "loaded", requestMs: 8000, requestCount: 40 }],
+    });
+    expect(ok.status).toBe(204);
+    // The report landed in the revision's decider: its next tick sees 4 concurrent requests and scales up.
+    const stub = stubFor("loaded");
+    await stub.advanceDeciderClock(2000);
+    expect(await stub.decide()).toBeGreaterThan(0);
+    expect((await stub.scaleHistory()).length).toBe(before + 1);
+    const bad = await post({ load: [] });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/loads/);
+  });
+
   it("a bare app as endpoint: ready through its readinessPath, or a timeout that names the fix", async () => {
     const activate = (name: string, timeoutMs: number) =>
       exports.default.fetch("http://activator/v1/activate", {
@@ -197,6 +215,7 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
       "cap",
       "cold",
       "decide",
+      "loaded",
       "probe",
       "zero",
     ]);
