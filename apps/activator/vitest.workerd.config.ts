@@ -21,10 +21,27 @@ export default defineConfig({
               rev("probe"),
               rev("cap", { containerConcurrency: 1, maxQueue: 2 }),
               rev("decide", { containerConcurrency: 1 }),
+              { namespace: "default", name: "bare", endpoints: [`127.0.0.1:${inject("barePort")}`] },
+              {
+                namespace: "default",
+                name: "bare-ok",
+                endpoints: [`127.0.0.1:${inject("barePort")}`],
+                readinessPath: "/healthz",
+              },
+              rev("loaded", { containerConcurrency: 1 }),
+              rev("zero", {
+                containerConcurrency: 1,
+                autoscaling: { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" },
+              }),
             ]),
-            SCALER_WEBHOOK: `http://${origin}/__control/poke`,
+            // A webhook origin here, so the shipped Thaw origin URL is cleared (exactly one may be set).
+            THAW_ORIGIN_URL: "",
+            SCALE_WEBHOOK_URL: `http://${origin}/__control/poke`,
+            // The same secret as test-workerd/origin.ts (WEBHOOK_SECRET), which verifies every call.
+            SCALE_WEBHOOK_SECRET: "workerd-suite-secret-0123",
             ACTIVATOR_TOKEN: "",
             EDGE_DECIDER: "true",
+            THAW_TEST_CLOCK: "true",
           },
         },
       };

@@ -5,25 +5,29 @@ import { defineConfig } from "vitest/config";
 const activatorDist = fileURLToPath(new URL("../activator/dist/", import.meta.url));
 
 // The hook's Workers entry and middleware inside workerd. Auxiliary workers: a fake activator implementing
-// POST /v1/activate and an echo origin (plain JS), and the real @thaw/activator worker (built by its own
-// package) with its RevisionActivator Durable Object, probing a pod that the global setup runs in Node.
+// POST /v1/activate (plain JS), and the real @thaw/activator worker (built by its own package) with its
+// RevisionActivator Durable Object, probing a pod that the global setup runs in Node. The same Node server
+// is the gateway's ORIGIN_URL (an echo) and the real activator's scale webhook receiver.
 export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.jsonc" },
       miniflare: {
+        bindings: {
+          ORIGIN_URL: `http://127.0.0.1:${inject("podPort")}`,
+          // Short, so the never-ready revision's 503 comes quickly; the shipped default is 300000.
+          ACTIVATION_TIMEOUT_MS: "1000",
+          THAW_SERVICES: JSON.stringify([
+            { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
+            { name: "stuck", namespace: "default", hosts: ["stuck.localhost"] },
+          ]),
+        },
         serviceBindings: { REAL_ACTIVATOR: "real-activator" },
         workers: [
           {
             name: "thaw-activator",
             modules: true,
             scriptPath: "./test/workerd/fake-activator.js",
-            compatibilityDate: "2026-04-20",
-          },
-          {
-            name: "thaw-origin",
-            modules: true,
-            scriptPath: "./test/workerd/origin.js",
             compatibilityDate: "2026-04-20",
           },
           {
@@ -39,7 +43,8 @@ export default defineConfig({
                 { namespace: "default", name: "hello", endpoints: [`127.0.0.1:${inject("podPort")}`] },
               ]),
               ACTIVATOR_TOKEN: "",
-              SCALER_WEBHOOK: "",
+              SCALE_WEBHOOK_URL: `http://127.0.0.1:${inject("podPort")}/scale`,
+              SCALE_WEBHOOK_SECRET: "hook-suite-secret-0123",
             },
           },
         ],

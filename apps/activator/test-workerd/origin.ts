@@ -1,6 +1,10 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseScaleRequest, verifyScaleWebhook } from "@thaw/protocol";
 import { WebSocketServer } from "ws";
+
+/** The webhook secret the suite's activator signs with (vitest.workerd.config.ts). */
+export const WEBHOOK_SECRET = "workerd-suite-secret-0123";
 
 /** What the fake webhook and pod have seen. */
 interface OriginState {
@@ -8,24 +12,41 @@ interface OriginState {
   pokes: number;
   requests: number;
   scales: { name: string; replicas: number }[];
+  /** Webhook calls refused (bad signature or body). */
+  refused: number;
 }
 
 /** A fake pod plus a fake scaler webhook for the workerd suite (runs in Node, started by global setup). */
 export async function startOrigin(): Promise<{ port: number; server: Server }> {
-  const st: OriginState = { started: false, pokes: 0, requests: 0, scales: [] };
-  const control = (what: string, body: { name?: string; replicas?: number }, res: ServerResponse) => {
-    if (what === "poke" && typeof body.replicas === "number") {
-      // The edge decider's scale requests share the webhook with the cold-start poke.
-      st.scales.push({ name: body.name ?? "", replicas: body.replicas });
-    } else if (what === "poke") {
-      st.pokes++;
-      setTimeout(() => {
-        st.started = true;
-      }, 300);
-    } else if (what === "reset") {
+  const st: OriginState = { started: false, pokes: 0, requests: 0, scales: [], refused: 0 };
+  const control = (what: string, text: string, headers: Headers, res: ServerResponse) => {
+    if (what === "poke") {
+      // The scale webhook receiver: only signed thaw.scale/v1 bodies count.
+      void verifyScaleWebhook(WEBHOOK_SECRET, headers, text, Date.now()).then((v) => {
+        const body = v.ok ? parseScaleRequest(JSON.parse(text)) : undefined;
+        if (!body?.ok) {
+          st.refused++;
+          res.writeHead(401).end();
+          return;
+        }
+        // The edge decider's scale requests share the webhook with the activation's wake-up.
+        if (body.value.reason.startsWith("edge-decider")) {
+          st.scales.push({ name: body.value.name, replicas: body.value.desiredScale });
+        } else {
+          st.pokes++;
+          setTimeout(() => {
+            st.started = true;
+          }, 300);
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(st));
+      });
+      return;
+    }
+    if (what === "reset") {
       st.started = false;
       st.pokes = 0;
       st.requests = 0;
+      st.refused = 0;
     } else if (what === "start") st.started = true;
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(st));
   };
@@ -39,8 +60,8 @@ export async function startOrigin(): Promise<{ port: number; server: Server }> {
     req.on("data", (c: Buffer) => chunks.push(c));
     if (url.startsWith("/__control/")) {
       req.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        control(url.slice("/__control/".length), text ? JSON.parse(text) : {}, res);
+        const headers = new Headers(req.headers as Record<string, string>);
+        control(url.slice("/__control/".length), Buffer.concat(chunks).toString(), headers, res);
       });
       return;
     }

@@ -3,5 +3,6 @@ export {};
 declare module "vitest" {
   export interface ProvidedContext {
     originPort: number;
+    barePort: number;
   }
 }

@@ -16,6 +16,7 @@ export { jsonLogger, type Logger, silentLogger } from "./logger.js";
 export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";
+export { SCALE_WEBHOOK_SECRET_ENV, scaleReceiver } from "./scale-receiver.js";
 export {
   KubernetesScaler,
   type KubernetesScalerOptions,

@@ -11,9 +11,11 @@ import { formatIssues, parseDurationMs } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import { annotationOverrides, withOverrides } from "@thaw/kubernetes";
 import { kubeConfigFor, LeaderElector } from "@thaw/kubernetes/node";
+import { checkScaleSecret } from "@thaw/protocol";
 import { parseProbe } from "@thaw/readiness";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
+import { SCALE_WEBHOOK_SECRET_ENV } from "./scale-receiver.js";
 import { KubernetesScaler } from "./scalers/kubernetes.js";
 import { LocalScaler } from "./scalers/local/local-scaler.js";
 import { ScalerRouter } from "./scalers/router.js";
@@ -47,11 +49,21 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`thaw-autoscaler: ${election.error}\n`);
     return 2;
   }
+  // One secret signs what this process sends (webhook services) and checks what it receives (POST /v1/scale).
+  const secret = process.env[SCALE_WEBHOOK_SECRET_ENV] || undefined;
+  const bad = secret === undefined ? undefined : checkScaleSecret(secret, SCALE_WEBHOOK_SECRET_ENV);
+  const needsSecret = cfg.services.findIndex((s) => s.webhook);
+  if (bad || (secret === undefined && needsSecret >= 0)) {
+    const why =
+      bad?.message ?? `is required: services[${needsSecret}] is scaled through a webhook, which is signed`;
+    process.stderr.write(`thaw-autoscaler: ${SCALE_WEBHOOK_SECRET_ENV} ${why}\n`);
+    return 1;
+  }
   const router = new ScalerRouter();
   let elector: LeaderElector | undefined;
   let kube: KubernetesScaler | undefined;
   let local: LocalScaler | undefined;
-  const webhook = new WebhookScaler();
+  const webhook = new WebhookScaler({ secret: secret ?? "" });
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
   const quietMs = parseDurationMs(cfg.drain.quietPeriod) ?? 30_000;
   const annotationsChanged = new Map<string, (annotations: Record<string, string> | undefined) => void>();
@@ -140,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
         env: s.run.env,
         cwd: resolve(dirname(resolve(config)), s.run.cwd ?? "."),
         portEnv: s.run.portEnv,
+        ...(s.run.servingPort !== undefined ? { servingPort: s.run.servingPort } : {}),
         containerConcurrency: s.containerConcurrency,
         timeoutSeconds: s.timeoutSeconds,
         drainQuietPeriodMs: quietMs,
@@ -159,6 +172,7 @@ async function main(argv: string[]): Promise<number> {
     logger: jsonLogger,
     // THAW_TOKEN (a Secret in a cluster) keeps the token out of the ConfigMap that holds the config.
     ...(token ? { token } : {}),
+    ...(secret ? { scaleWebhookSecret: secret } : {}),
   });
   service.on((e) => {
     if (e.type !== "status") jsonLogger.info(e.type, { ...e });

@@ -4,6 +4,7 @@ import type { Clock } from "@thaw/clock";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
 import type { Logger } from "./logger.js";
+import { scaleReceiver } from "./scale-receiver.js";
 import type { AutoscalerService } from "./service.js";
 import { sseResponse } from "./sse.js";
 import { attachStatSocket, type StatSocket, statRoutes } from "./stat-server.js";
@@ -16,6 +17,8 @@ export interface AutoscalerServerOptions {
   /** 0 = any free port. */
   port?: number;
   token?: string;
+  /** Shared secret of the scale webhook; set, `POST /v1/scale` accepts signed requests (CONTRACTS.md). */
+  scaleWebhookSecret?: string;
   logger?: Logger;
 }
 
@@ -31,7 +34,8 @@ export interface AutoscalerServer {
 
 /**
  * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), `GET /v1/scale-events` (SSE)
- * and `GET /v1/revisions` (JSON status), kubelet probes answered 200.
+ * and `GET /v1/revisions` (JSON status), `POST /v1/scale` (the signed scale webhook; its signature is its
+ * authentication, so it takes no bearer token), kubelet probes answered 200.
  */
 export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port">): Hono {
   const app = statRoutes({
@@ -53,6 +57,8 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
   });
   app.get("/v1/scale-events", (c) => sseResponse(opts.service, opts.clock, c.req.raw.signal));
   app.get("/v1/revisions", (c) => c.json(opts.service.revisions()));
+  const receive = scaleReceiver(opts.service, opts.scaleWebhookSecret, opts.clock);
+  app.post("/v1/scale", (c) => receive(c.req.raw));
   return app;
 }
 

@@ -21,6 +21,22 @@ export interface GatewayDeps {
   revisions(): RevisionStatus[];
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
+  /** `POST /v1/scale`: the signed scale webhook receiver (CONTRACTS.md). */
+  scaleWebhook?: (req: Request) => Promise<Response>;
+  /**
+   * The stack's token. An edge gateway in front cannot keep the client's Host (Workers set Host from the
+   * URL), so it sends it as `X-Forwarded-Host` with this token in `X-Thaw-Route-Token`; only then is the
+   * forwarded host believed and routed on.
+   */
+  edgeToken?: string;
+}
+
+/** Equal strings, compared in time that depends only on the length. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /**
@@ -38,7 +54,19 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     url.pathname = url.pathname.slice("/_thaw/auth".length) || "/";
     return deps.forwardAuth.fetch(new Request(url, c.req.raw));
   });
+  const scale = deps.scaleWebhook;
+  if (scale) app.post("/v1/scale", (c) => scale(c.req.raw));
   app.all("/v1/*", (c) => deps.activator.fetch(c.req.raw));
+  app.use("*", async (c, next) => {
+    const fwd = c.req.header("x-forwarded-host");
+    const token = c.req.header("x-thaw-route-token");
+    if (deps.edgeToken && fwd && token !== undefined && sameText(token, deps.edgeToken)) {
+      const headers = new Headers(c.req.raw.headers);
+      headers.set("host", fwd);
+      c.req.raw = new Request(c.req.raw, { headers });
+    }
+    await next();
+  });
   app.use("*", thawIngress({ hook: deps.hook, setUpstreamHeader: false }));
   app.all("*", async (c) => {
     const d = c.var.thaw;

@@ -17,6 +17,7 @@ import {
   LocalScaler,
   type LocalScalerOptions,
   type Logger,
+  scaleReceiver,
   silentLogger,
 } from "@thaw/autoscaler-service";
 import { type Clock, systemClock } from "@thaw/clock";
@@ -43,6 +44,8 @@ export interface StackOptions {
   baseEnv?: Readonly<Record<string, string | undefined>>;
   /** Folder that relative `run.cwd` values start from, and the default `cwd` (the config file's folder). */
   baseDir?: string;
+  /** Shared secret of the scale webhook; set, `POST /v1/scale` accepts signed requests (CONTRACTS.md). */
+  scaleWebhookSecret?: string;
 }
 
 /** A running `thaw up`. */
@@ -102,6 +105,7 @@ export async function startStack(
       env: run.env,
       cwd: resolve(opts.baseDir ?? process.cwd(), run.cwd ?? "."),
       portEnv: run.portEnv,
+      ...(run.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
       containerConcurrency: s.containerConcurrency,
       timeoutSeconds: s.timeoutSeconds,
       ...(s.responseStartTimeoutSeconds !== undefined
@@ -215,6 +219,8 @@ export async function startStack(
     forward: pool.forward,
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
+    scaleWebhook: scaleReceiver(service, opts.scaleWebhookSecret, clock),
+    ...(config.token ? { edgeToken: config.token } : {}),
   });
   service.start();
 

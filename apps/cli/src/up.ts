@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
-import type { AutoscalerEvent } from "@thaw/autoscaler-service";
+import { type AutoscalerEvent, SCALE_WEBHOOK_SECRET_ENV } from "@thaw/autoscaler-service";
 import { formatIssues } from "@thaw/config";
+import { checkScaleSecret } from "@thaw/protocol";
 import { formatEvent } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
@@ -26,10 +27,17 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     err(formatIssues(loaded.issues, opts.config));
     return 1;
   }
+  const secret = process.env[SCALE_WEBHOOK_SECRET_ENV] || undefined;
+  const bad = secret === undefined ? undefined : checkScaleSecret(secret, SCALE_WEBHOOK_SECRET_ENV);
+  if (bad) {
+    err(`thaw up: ${bad.path} ${bad.message}`);
+    return 1;
+  }
   let stack: Stack;
   try {
     stack = await startStack(loaded.config, loaded.services, {
       baseDir: dirname(resolve(opts.config)),
+      ...(secret ? { scaleWebhookSecret: secret } : {}),
       onEvent: (e: AutoscalerEvent) => {
         const line = formatEvent(e);
         if (line) out(line);
@@ -45,6 +53,7 @@ export async function upCommand(opts: UpOptions): Promise<number> {
   out(`  status page   ${base}/_thaw/`);
   out(`  status API    ${base}/_thaw/api/revisions`);
   out(`  forward-auth  ${base}/_thaw/auth/{nginx,traefik,envoy}`);
+  if (secret) out(`  scale webhook ${base}/v1/scale  (signed with ${SCALE_WEBHOOK_SECRET_ENV})`);
   for (const s of loaded.config.services) {
     for (const host of s.hosts) {
       out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);

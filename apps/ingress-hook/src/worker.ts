@@ -1,72 +1,188 @@
 /**
- * Workers entry: the hook in front of an origin at the edge. Warm requests go straight to the origin;
- * cold ones wait on the activator, reached through a service binding (the activator's own worker once it
- * exists; until then any fetcher that implements POST /v1/activate of CONTRACTS.md).
+ * Workers entry: the edge gateway (CONTRACTS.md "Origins"). The hook middleware answers warm requests from
+ * its cache and holds cold ones on one `POST /v1/activate` to the activator Worker (service binding
+ * ACTIVATOR, a Durable Object per revision); every allowed request then goes to ORIGIN_URL, the one name of
+ * the origin, with the client's Host in `X-Forwarded-Host` (Workers always set Host from the URL).
  */
 import { systemClock } from "@thaw/clock";
+import { apiErrorResponse, ErrorCode } from "@thaw/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
 import { IngressHook } from "./decision/hook.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
+import { constantTimeEqual } from "./decision/route-trust.js";
+import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
+import { readEdgeVars } from "./worker-vars.js";
 
 /** Bindings and vars of wrangler.jsonc. */
 export interface Env {
-  /** Service binding implementing POST /v1/activate. */
+  /** Service binding of the activator Worker (its POST /v1/activate). */
   ACTIVATOR: Fetcher;
-  /** Service binding of the origin; or set ORIGIN_URL. */
-  ORIGIN?: Fetcher;
-  ORIGIN_URL?: string;
+  /** Where allowed requests go: a Thaw origin's gateway, or the platform's address for the service. */
+  ORIGIN_URL: string;
+  /** A Thaw origin's token, sent as X-Thaw-Route-Token so it believes X-Forwarded-Host; empty otherwise. */
+  ORIGIN_TOKEN?: string;
   /** JSON list of `{ name, namespace, hosts, paths }`, the routing subset of thaw.config.yaml. */
   THAW_SERVICES: string;
+  /** Bearer token of the activator Worker's /v1 API, and of this gateway's `GET /_thaw/edge`. */
   ACTIVATOR_TOKEN?: string;
   ROUTE_TOKEN?: string;
   ACTIVATION_TIMEOUT_MS?: string;
   WARM_TTL_MS?: string;
 }
 
-type WorkerHonoEnv = { Bindings: Env; Variables: ThawIngressVariables };
-type Gate = { hook: IngressHook; mw: MiddlewareHandler<WorkerHonoEnv> };
-// One hook per isolate and env, built on first use (not at import), so its warm cache outlives requests.
-const gates = new WeakMap<Env, Gate>();
+/** Retry-After when the origin cannot be reached at all (no cold-start history to go by). */
+const UNREACHABLE_RETRY_AFTER_S = 1;
 
-/** The hook and middleware for this env, validated once. */
-export function gateFor(env: Env): Gate {
+type WorkerHonoEnv = { Bindings: Env; Variables: ThawIngressVariables };
+type Gate = {
+  hook: IngressHook;
+  mw: MiddlewareHandler<WorkerHonoEnv>;
+  origin: URL;
+  originToken: string;
+  load: LoadReporter;
+};
+// One hook per isolate and env, built on first use (not at import), so its warm cache outlives requests.
+const gates = new WeakMap<Env, Gate | Error>();
+
+/** The hook, middleware and origin for this env, validated once; a bad var is an Error naming it. */
+export function gateFor(env: Env): Gate | Error {
   const known = gates.get(env);
   if (known) return known;
-  const parsed = parseServiceRoutes({ services: JSON.parse(env.THAW_SERVICES) as unknown });
-  if (!parsed.ok) {
-    throw new Error(`THAW_SERVICES: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  const vars = readEdgeVars(env);
+  let gate: Gate | Error;
+  if (!vars.ok) {
+    gate = new Error(vars.issues.map((i) => `${i.path}: ${i.message}`).join("\n"));
+  } else {
+    const routes = parseServiceRoutes({ services: vars.value.services });
+    if (!routes.ok) {
+      gate = new Error(routes.issues.map((i) => `THAW_SERVICES: ${i.path}: ${i.message}`).join("\n"));
+    } else {
+      const hook = new IngressHook({
+        clock: systemClock,
+        random: Math.random,
+        resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(routes.value)],
+        activator: httpActivatorClient({
+          baseUrl: "http://activator.internal",
+          fetch: (r) => env.ACTIVATOR.fetch(r),
+          clock: systemClock,
+          ...(env.ACTIVATOR_TOKEN ? { token: env.ACTIVATOR_TOKEN } : {}),
+        }),
+        ...(env.ROUTE_TOKEN ? { routeToken: env.ROUTE_TOKEN } : {}),
+        activationTimeoutMs: vars.value.activationTimeoutMs,
+        warmTtlMs: vars.value.warmTtlMs,
+      });
+      gate = {
+        hook,
+        mw: thawIngress<WorkerHonoEnv>({ hook }),
+        origin: vars.value.origin,
+        originToken: env.ORIGIN_TOKEN ?? "",
+        load: new LoadReporter(Date.now()),
+      };
+    }
   }
-  const hook = new IngressHook({
-    clock: systemClock,
-    random: Math.random,
-    resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(parsed.value)],
-    activator: httpActivatorClient({
-      baseUrl: "http://activator.internal",
-      fetch: (r) => env.ACTIVATOR.fetch(r),
-      clock: systemClock,
-      ...(env.ACTIVATOR_TOKEN ? { token: env.ACTIVATOR_TOKEN } : {}),
-    }),
-    ...(env.ROUTE_TOKEN ? { routeToken: env.ROUTE_TOKEN } : {}),
-    ...(env.ACTIVATION_TIMEOUT_MS ? { activationTimeoutMs: Number(env.ACTIVATION_TIMEOUT_MS) } : {}),
-    ...(env.WARM_TTL_MS ? { warmTtlMs: Number(env.WARM_TTL_MS) } : {}),
-  });
-  const gate = { hook, mw: thawIngress<WorkerHonoEnv>({ hook }) };
   gates.set(env, gate);
   return gate;
 }
 
 const app = new Hono<WorkerHonoEnv>();
-app.use("*", (c, next) => gateFor(c.env).mw(c, next));
-app.all("*", (c) => {
-  const req = c.req.raw;
-  if (c.env.ORIGIN) return c.env.ORIGIN.fetch(req);
-  if (!c.env.ORIGIN_URL)
-    return c.json({ error: { code: "ERR_UPSTREAM", message: "no ORIGIN configured" } }, 502);
-  const u = new URL(req.url);
-  return fetch(new Request(new URL(u.pathname + u.search, c.env.ORIGIN_URL), req));
+
+// The gateway's own counters (hook decisions, activator calls), for operators and the end-to-end test.
+app.get("/_thaw/edge", async (c) => {
+  const gate = gateFor(c.env);
+  if (gate instanceof Error) return c.text(`gateway misconfigured:\n${gate.message}\n`, 500);
+  const token = c.env.ACTIVATOR_TOKEN ?? "";
+  if (token !== "" && !constantTimeEqual(c.req.header("authorization") ?? "", `Bearer ${token}`)) {
+    return apiErrorResponse(
+      ErrorCode.ERR_UNAUTHORIZED,
+      "a valid Authorization: Bearer <ACTIVATOR_TOKEN> is required",
+    );
+  }
+  // The activator Worker's per-revision counters (wakes sent to the origin, cold starts), through the binding.
+  const headers = token ? { authorization: `Bearer ${token}` } : undefined;
+  const activator = await c.env.ACTIVATOR.fetch("http://activator.internal/v1/status", { headers }).then(
+    async (r) => (r.ok ? ((await r.json()) as unknown) : { error: `activator answered ${r.status}` }),
+    (err: unknown) => ({ error: `activator unreachable: ${String(err)}` }),
+  );
+  return c.json({ hook: gate.hook.stats, activator });
 });
+
+app.use("*", async (c, next) => {
+  const gate = gateFor(c.env);
+  if (gate instanceof Error) return c.text(`gateway misconfigured:\n${gate.message}\n`, 500);
+  const denied = await gate.mw(c, next);
+  // A denial from the hook (the origin could not be woken) tells the client when to come back.
+  if (denied instanceof Response && denied.status === 503 && !denied.headers.has("retry-after")) {
+    denied.headers.set("retry-after", String(UNREACHABLE_RETRY_AFTER_S));
+  }
+  return denied;
+});
+
+app.all("*", async (c) => {
+  const gate = gateFor(c.env) as Gate;
+  const req = c.req.raw;
+  const u = new URL(req.url);
+  const headers = new Headers(req.headers);
+  headers.set("x-forwarded-host", req.headers.get("host") ?? u.host);
+  headers.set("x-forwarded-proto", u.protocol.replace(":", ""));
+  if (gate.originToken) headers.set("x-thaw-route-token", gate.originToken);
+  const target = new URL(u.pathname + u.search, gate.origin);
+  const rev = c.var.thaw.revision;
+  gate.load.requestIn(rev, Date.now());
+  try {
+    return await fetch(
+      new Request(target, {
+        method: req.method,
+        headers,
+        body: req.body,
+        redirect: "manual",
+        signal: req.signal,
+      }),
+    );
+  } catch (err) {
+    // The origin went away while the cache still called it warm: forget that, and send the client back
+    // soon; the next request activates again.
+    gate.hook.cache.invalidate(c.var.thaw.key);
+    return unreachable(gate.origin, err);
+  } finally {
+    // Counted to the response's start: the decider needs the load's shape, not each stream's tail.
+    const now = Date.now();
+    gate.load.requestOut(rev, now);
+    const due = gate.load.take(now);
+    if (due.length > 0) c.executionCtx.waitUntil(reportLoad(c.env, gate.load, due));
+  }
+});
+
+/** Sends the isolate's load to the activator Worker for its edge decider; a 404 means it wants none. */
+async function reportLoad(env: Env, load: LoadReporter, loads: LoadReport[]): Promise<void> {
+  const headers = new Headers({ "content-type": "application/json" });
+  if (env.ACTIVATOR_TOKEN) headers.set("authorization", `Bearer ${env.ACTIVATOR_TOKEN}`);
+  try {
+    const r = await env.ACTIVATOR.fetch("http://activator.internal/v1/load", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ loads }),
+    });
+    await r.body?.cancel();
+    if (r.status === 404) load.stop();
+  } catch {
+    // The next period reports again; the decider reads a missing report as less load, never as an error.
+  }
+}
+
+/** 503 + Retry-After: the origin could not be reached (ERR_UPSTREAM maps to 502 elsewhere; here it is transient). */
+function unreachable(origin: URL, err: unknown): Response {
+  return new Response(
+    JSON.stringify({
+      error: { code: ErrorCode.ERR_UPSTREAM, message: `origin ${origin.origin} unreachable: ${String(err)}` },
+    }),
+    {
+      status: 503,
+      headers: { "content-type": "application/json", "retry-after": String(UNREACHABLE_RETRY_AFTER_S) },
+    },
+  );
+}
 
 export default app;

@@ -51,6 +51,7 @@ const run = strict({
     v.pipe(v.string(), v.regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")),
     "PORT",
   ),
+  servingPort: v.optional(int(1, 65535, "the queue-proxy's fixed serving port; at most one pod then runs")),
 });
 
 const quantity = v.union(

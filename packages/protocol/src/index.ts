@@ -19,5 +19,8 @@ export * from "./queue-health.js";
 export * from "./revision-id.js";
 export * from "./revision-lookup.js";
 export * from "./route-tag.js";
+export * from "./scale-webhook.js";
+export * from "./scale-webhook-receive.js";
+export * from "./scale-webhook-send.js";
 export * from "./stat.js";
 export * from "./stat-codec.js";

@@ -37,7 +37,7 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     if (code === "ERR_DEADLINE" || (err as { name?: string }).name === "TimeoutError") {
       return apiError(
         ErrorCode.ERR_ACTIVATION_TIMEOUT,
-        `revision "${namespace}/${name}" not ready within ${timeoutMs} ms`,
+        `revision "${namespace}/${name}" not ready within ${timeoutMs} ms${detailOf(err)}`,
         {
           "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())),
         },
@@ -49,4 +49,10 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     }
     return apiError(code ?? ErrorCode.ERR_CANCELLED, message);
   }
+}
+
+/** What a gate said about its timeout beyond the bare fact (the edge's last probe failure and its fix). */
+function detailOf(err: unknown): string {
+  const d = (err as { detail?: unknown }).detail;
+  return typeof d === "string" && d !== "" ? `: ${d}` : "";
 }

@@ -10,10 +10,15 @@ import type {
 import type { WorkerEnv } from "./env.js";
 import type { GateSnapshot, RevisionSetup } from "./rpc-types.js";
 
+/** The edge-only part of a revision's setup. */
+export type EdgeExtras = Pick<RevisionSetup, "readinessPath" | "autoscaling">;
+
 class CodedError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** More about a timeout (the last probe failure and its fix), appended by /v1/activate. */
+    readonly detail = "",
   ) {
     super(message);
   }
@@ -37,12 +42,13 @@ class DoGate implements RevisionGate {
     config: RevisionConfig,
     endpoints: string[],
     waitUntil: (p: Promise<unknown>) => void,
+    extras: EdgeExtras,
   ) {
     this.#waitUntil = waitUntil;
     this.#stub = env.REVISION_ACTIVATOR.get(
       env.REVISION_ACTIVATOR.idFromName(`${key.namespace}/${key.name}`),
     );
-    this.#setup = { key, config, endpoints };
+    this.#setup = { key, config, endpoints, ...extras };
     this.#timeoutMs = config.timeoutSeconds * 1000;
   }
 
@@ -81,7 +87,7 @@ class DoGate implements RevisionGate {
 
   async activate(timeoutMs: number): Promise<ActivationOutcome> {
     const r = await this.#stub.activate(timeoutMs, this.#setup);
-    if (!r.ok) throw new CodedError(r.code, r.message);
+    if (!r.ok) throw new CodedError(r.code, r.message, r.detail);
     return { endpoints: r.endpoints, coldStart: r.coldStart, waitedMs: r.waitedMs };
   }
 
@@ -106,13 +112,15 @@ export class DoCoordinator implements Coordinator {
     readonly endpointsFor: (key: RevisionKey) => string[],
     /** The invocation's `ctx.waitUntil`, so release RPCs outlive the response. */
     readonly waitUntil: (p: Promise<unknown>) => void,
+    /** The edge-only fields of a revision in REVISIONS (`readinessPath`, `autoscaling`). */
+    readonly extrasFor: (key: RevisionKey) => EdgeExtras = () => ({}),
   ) {}
 
   gate(key: RevisionKey, config: RevisionConfig): RevisionGate {
     const id = `${key.namespace}/${key.name}`;
     let g = this.#gates.get(id);
     if (!g) {
-      g = new DoGate(this.env, key, config, this.endpointsFor(key), this.waitUntil);
+      g = new DoGate(this.env, key, config, this.endpointsFor(key), this.waitUntil, this.extrasFor(key));
       this.#gates.set(id, g);
     }
     return g;

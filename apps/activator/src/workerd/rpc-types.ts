@@ -5,6 +5,10 @@ export interface RevisionSetup {
   key: RevisionKey;
   config: RevisionConfig;
   endpoints: string[];
+  /** Probe a bare app with `GET <path>` (any 2xx) instead of the queue-proxy's probe. */
+  readinessPath?: string;
+  /** The edge decider's autoscaling keys (thaw.config.yaml's `autoscaling:` block). */
+  autoscaling?: Record<string, unknown>;
 }
 
 /** What the Worker gets back from `acquire`. */
@@ -22,7 +26,7 @@ export interface GateSnapshot {
 /** Result of `activate` (the 200 body of /v1/activate minus identity, or an error code). */
 export type ActivateResult =
   | { ok: true; endpoints: string[]; coldStart: boolean; waitedMs: number }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; detail?: string };
 
 /** One revision's edge counters (GET /v1/status on the Worker). */
 export interface RevisionStatus {
@@ -32,6 +36,8 @@ export interface RevisionStatus {
   rejected: number;
   replayed: number;
   coldStarts: number;
+  /** Wake-ups sent to the origin: /v1/activate calls (origin a) or scale webhooks asking for >= 1 (origin b). */
+  wakes: number;
   recentColdStartsMs: number[];
   readyEndpoints: string[];
 }

@@ -1,33 +1,104 @@
 import { systemClock } from "@thaw/clock";
 import { checkBearer } from "../api/auth.js";
 import { createActivatorApp } from "../app.js";
+import { EdgeScaling } from "../edge-scaling.js";
 import { createFetchForwarder } from "../fetch-forwarder.js";
 import type { RevisionKey } from "../ports.js";
 import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
 import { StaticDirectory } from "../static-sources.js";
-import { DoCoordinator } from "./do-coordinator.js";
+import { DoCoordinator, type EdgeExtras } from "./do-coordinator.js";
+import { MAX_TIMEOUT_SECONDS, readEdgeOrigin } from "./edge-origin.js";
 import type { WorkerEnv } from "./env.js";
+import { handleLoad } from "./load-api.js";
 
-type Parsed = { revisions: StaticRevision[]; issues: ConfigIssue[] };
-/** Parsed REVISIONS bindings by their text: an isolate parses its configuration once, not per request. */
+type Parsed = { revisions: StaticRevision[]; extras: Map<string, EdgeExtras>; issues: ConfigIssue[] };
+/** Parsed configurations by their text: an isolate parses its configuration once, not per request. */
 const parsedByText = new Map<string, Parsed>();
 
-/** Revisions parsed from the REVISIONS binding; a bad binding answers 500 with every issue. */
-function readRevisions(env: WorkerEnv): Parsed {
+/**
+ * REVISIONS plus the origin vars, checked together; any issue answers 500 listing every one. At the edge a
+ * revision may carry `readinessPath` (a bare app's plain probe) and its timeout may not pass Knative's 600 s.
+ */
+function readConfig(env: WorkerEnv): Parsed {
   const text = env.REVISIONS ?? "";
-  let parsed = parsedByText.get(text);
-  if (!parsed) {
-    const issues: ConfigIssue[] = [];
-    parsed = { revisions: parseRevisions(text, "REVISIONS", issues), issues };
-    parsedByText.set(text, parsed);
+  const originKey = [
+    env.THAW_ORIGIN_URL,
+    env.THAW_ORIGIN_TOKEN,
+    env.SCALE_WEBHOOK_URL,
+    env.SCALE_WEBHOOK_SECRET,
+  ];
+  const cacheKey = JSON.stringify([text, originKey]);
+  let parsed = parsedByText.get(cacheKey);
+  if (parsed) return parsed;
+  const issues: ConfigIssue[] = [];
+  const revisions = parseRevisions(text, "REVISIONS", issues);
+  const origin = readEdgeOrigin(env, issues);
+  const extras = new Map<string, EdgeExtras>();
+  const decider = env.EDGE_DECIDER === "true";
+  if (decider && origin?.kind === "thaw") {
+    issues.push({
+      path: "EDGE_DECIDER",
+      message:
+        'must be "false" with a Thaw origin (its own autoscaler decides); the edge decider needs SCALE_WEBHOOK_URL',
+    });
+  } else if (env.EDGE_DECIDER !== undefined && !["true", "false", ""].includes(env.EDGE_DECIDER)) {
+    issues.push({
+      path: "EDGE_DECIDER",
+      message: `must be "true" or "false", got ${JSON.stringify(env.EDGE_DECIDER)}`,
+    });
   }
+  let raw: unknown[] = [];
+  try {
+    raw = issues.some((i) => i.path === "REVISIONS") ? [] : (JSON.parse(text || "[]") as unknown[]);
+  } catch {}
+  raw.forEach((item, i) => {
+    const r = item as Record<string, unknown>;
+    const id = `${r.namespace}/${r.name}`;
+    const at = `REVISIONS[${i}]`;
+    const ex: EdgeExtras = {};
+    if (typeof r.timeoutSeconds === "number" && r.timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+      issues.push({
+        path: `${at}.timeoutSeconds`,
+        message: `must be <= ${MAX_TIMEOUT_SECONDS} (Knative's ceiling)`,
+      });
+    }
+    if (r.readinessPath !== undefined) {
+      if (typeof r.readinessPath !== "string" || !r.readinessPath.startsWith("/")) {
+        issues.push({ path: `${at}.readinessPath`, message: 'must be a path such as "/healthz"' });
+      } else ex.readinessPath = r.readinessPath;
+    }
+    const auto = r.autoscaling;
+    if (auto !== undefined) {
+      if (typeof auto !== "object" || auto === null || Array.isArray(auto)) {
+        issues.push({ path: `${at}.autoscaling`, message: "must be a mapping of Knative autoscaling keys" });
+      } else {
+        const made = EdgeScaling.create(id, 0, 0, auto as Record<string, unknown>);
+        if (!made.ok)
+          for (const x of made.issues) issues.push({ path: `${at}.${x.path}`, message: x.message });
+        else ex.autoscaling = auto as Record<string, unknown>;
+      }
+    }
+    extras.set(id, ex);
+  });
+  if (origin?.kind === "webhook") {
+    revisions.forEach((r, i) => {
+      if (r.endpoints.length === 0) {
+        issues.push({
+          path: `REVISIONS[${i}].endpoints`,
+          message: 'a webhook origin needs the addresses to probe and forward to, e.g. ["10.0.0.7:8012"]',
+        });
+      }
+    });
+  }
+  parsed = { revisions, extras, issues };
+  parsedByText.set(cacheKey, parsed);
   return parsed;
 }
 
 /** The activator Worker: the portable app with Durable-Object gates and a fetch forwarder. */
 export const worker = {
   async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
-    const { revisions, issues } = readRevisions(env);
+    const { revisions, extras, issues } = readConfig(env);
     if (issues.length > 0) {
       return new Response(
         `activator misconfigured:\n${issues.map((i) => `${i.path}: ${i.message}`).join("\n")}\n`,
@@ -56,15 +127,26 @@ export const worker = {
       const revisionsStatus = await Promise.all(
         revisions.map(async ({ endpoints: eps, namespace, name, ...config }) => {
           const stub = env.REVISION_ACTIVATOR.get(env.REVISION_ACTIVATOR.idFromName(`${namespace}/${name}`));
-          await stub.configure({ namespace, name }, config, eps);
+          const ex = extras.get(`${namespace}/${name}`) ?? {};
+          await stub.configure({ namespace, name }, config, eps, ex.readinessPath, ex.autoscaling);
           return stub.status();
         }),
       );
       return Response.json({ revisions: revisionsStatus });
     }
+    if (request.method === "POST" && url.pathname === "/v1/load") {
+      const denied = checkBearer(request.headers, env.ACTIVATOR_TOKEN || undefined);
+      if (denied) return denied;
+      return handleLoad(request, env, byId, extras);
+    }
     const { app } = createActivatorApp({
       revisions: directory,
-      coordinator: new DoCoordinator(env, endpointsFor, (p) => ctx.waitUntil(p)),
+      coordinator: new DoCoordinator(
+        env,
+        endpointsFor,
+        (p) => ctx.waitUntil(p),
+        (k) => extras.get(`${k.namespace}/${k.name}`) ?? {},
+      ),
       forward: createFetchForwarder((input, init) => fetch(input, init)),
       clock: systemClock,
       // Concurrency is tracked by the Durable Object's leases; the edge sends no per-invocation stats.

@@ -1,10 +1,13 @@
+import { type Clock, systemClock } from "@thaw/clock";
+import { scaleRequest, sendScaleWebhook } from "@thaw/protocol";
 import { keyOf, type RevisionKey } from "../revision.js";
 import type { PodInfo, Scaler } from "./scaler.js";
 
 /** One revision scaled through a webhook. */
 export interface WebhookTarget extends RevisionKey {
-  /** Receives `POST {namespace, name, desiredScale}` as JSON. */
+  /** Receives the signed `thaw.scale/v1` POST (CONTRACTS.md, "Scale webhook"). */
   url: string;
+  /** Extra headers for the receiver's own gateway (the signature headers are always set). */
   headers?: Readonly<Record<string, string>>;
   /** `host:port` of the revision's queue-proxies, known in advance (the activator probes them). */
   endpoints: readonly string[];
@@ -12,9 +15,14 @@ export interface WebhookTarget extends RevisionKey {
 
 /** Options of {@link WebhookScaler}. */
 export interface WebhookScalerOptions {
+  /** The shared secret every request is signed with (HMAC-SHA256); at least 16 characters. */
+  secret: string;
   fetch?: (req: Request) => Promise<Response>;
-  /** Per-call deadline (default 10 s). */
+  clock?: Clock;
+  /** Deadline of one try (default 10 s); failures are retried with backoff (@thaw/protocol's sender). */
   timeoutMs?: number;
+  /** Pause before the first retry, doubled each time (default 200 ms). */
+  backoffMs?: number;
 }
 
 interface Entry {
@@ -24,18 +32,16 @@ interface Entry {
 }
 
 /**
- * Scales by telling someone else: each decision is a JSON POST of `{namespace, name, desiredScale}` to the
- * revision's URL (any platform's API behind a small adapter). Endpoints are static; they count as ready
- * while the last scale asked for is above zero.
+ * Scales by telling someone else: each decision is the one signed scale webhook (`thaw.scale/v1`) POSTed
+ * to the revision's URL (any platform's API behind a small adapter, or another Thaw's `/v1/scale`).
+ * Endpoints are static; they count as ready while the last scale asked for is above zero.
  */
 export class WebhookScaler implements Scaler {
   readonly #targets = new Map<string, Entry>();
-  readonly #fetch: (req: Request) => Promise<Response>;
-  readonly #timeoutMs: number;
+  readonly #o: WebhookScalerOptions;
 
-  constructor(options: WebhookScalerOptions = {}) {
-    this.#fetch = options.fetch ?? ((r) => fetch(r));
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
+  constructor(options: WebhookScalerOptions) {
+    this.#o = options;
   }
 
   /** Declares a revision and its webhook. */
@@ -45,19 +51,29 @@ export class WebhookScaler implements Scaler {
 
   async scale(rev: RevisionKey, desired: number): Promise<void> {
     const e = this.#get(rev);
-    const headers = new Headers(e.target.headers);
-    headers.set("content-type", "application/json");
-    const res = await this.#fetch(
-      new Request(e.target.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ namespace: rev.namespace, name: rev.name, desiredScale: desired }),
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      }),
-    );
-    await res.body?.cancel();
-    if (!res.ok)
-      throw new Error(`webhook ${e.target.url} answered ${res.status} for desiredScale ${desired}`);
+    const clock = this.#o.clock ?? systemClock;
+    const extra = e.target.headers ?? {};
+    const fetchFn = this.#o.fetch ?? ((r: Request) => fetch(r));
+    await sendScaleWebhook({
+      url: e.target.url,
+      secret: this.#o.secret,
+      request: scaleRequest(
+        {
+          namespace: rev.namespace,
+          name: rev.name,
+          desiredScale: desired,
+          reason: `thaw-autoscaler: desired scale ${desired}`,
+        },
+        clock.now(),
+      ),
+      clock,
+      timeoutMs: this.#o.timeoutMs ?? 10_000,
+      ...(this.#o.backoffMs !== undefined ? { backoffMs: this.#o.backoffMs } : {}),
+      fetch: (req) => {
+        for (const [k, v] of Object.entries(extra)) if (!req.headers.has(k)) req.headers.set(k, v);
+        return fetchFn(req);
+      },
+    });
     e.desired = desired;
     const pods = this.pods(rev);
     for (const l of e.listeners) l(pods);

@@ -15,7 +15,7 @@ export function isRouteTrusted(headers: Headers, token: string | undefined): boo
 }
 
 /** Compares without an early exit, so timing does not leak how much of the token matched. */
-function constantTimeEqual(a: string, b: string): boolean {
+export function constantTimeEqual(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
   const n = Math.max(a.length, b.length);
   for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);

@@ -4,7 +4,8 @@ import type { TestProject } from "vitest/node";
 
 /**
  * Runs in Node before the workerd pool starts: a pod for the real activator worker to probe and forward
- * to. It answers the queue-proxy readiness probe (K-Network-Probe: queue) and echoes everything else.
+ * to, and the gateway's origin. It answers the queue-proxy readiness probe (K-Network-Probe: queue) and
+ * echoes everything else (method, path, headers).
  */
 export default async function setup(project: TestProject) {
   const server = http.createServer((req, res) => {
@@ -12,7 +13,11 @@ export default async function setup(project: TestProject) {
       res.writeHead(200, { "content-type": "text/plain" }).end("queue");
       return;
     }
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ url: req.url }));
+    // Echo: the gateway's origin, and the real activator's webhook receiver (any 2xx will do there).
+    req.resume();
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   project.provide("podPort", (server.address() as AddressInfo).port);

@@ -29,7 +29,10 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
       Array.from({ length: 20 }, (_, i) => exports.default.fetch(`http://hello.localhost/cold/${i}`)),
     );
     expect(cold.map((r) => r.status)).toEqual(Array(20).fill(200));
-    expect(((await cold[3]!.json()) as Echo).url).toBe("http://hello.localhost/cold/3");
+    const echo = (await cold[3]!.json()) as Echo;
+    // Workers set Host from the URL: the client's Host travels in X-Forwarded-Host (CONTRACTS.md).
+    expect(echo.url).toBe("/cold/3");
+    expect(echo.headers["x-forwarded-host"]).toBe("hello.localhost");
     expect((await activateCount()) - before).toBe(1);
     const warm = await Promise.all(
       Array.from({ length: 20 }, () => exports.default.fetch("http://hello.localhost/w")),
@@ -52,7 +55,7 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
     });
     expect(r.status).toBe(200);
     const seen = Object.keys(((await r.json()) as Echo).headers);
-    expect(seen.filter((h) => /^(k-|knative-)/.test(h))).toEqual([]);
+    expect(seen.filter((h) => /^(k-|knative-|x-thaw-)/.test(h))).toEqual([]);
     expect(seen).toContain("x-keep");
   });
 
@@ -66,6 +69,14 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
     const r = await exports.default.fetch("http://stuck.localhost/");
     expect(r.status).toBe(503);
     expect(r.headers.get("retry-after")).toBe("3");
+  });
+
+  it("GET /_thaw/edge reports the hook's counters", async () => {
+    const r = await exports.default.fetch("http://hello.localhost/_thaw/edge");
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { hook: { activations: number; warmAllows: number } };
+    expect(body.hook.activations).toBeGreaterThanOrEqual(1);
+    expect(body.hook.warmAllows).toBeGreaterThanOrEqual(1);
   });
 });
 

@@ -66,6 +66,15 @@ export class LocalScaler implements Scaler {
     const r = this.#get(rev);
     if (this.#closed) return;
     r.desired = Math.max(0, Math.floor(desired));
+    if (r.spec.servingPort !== undefined && r.desired > 1) {
+      // Two queue-proxies cannot bind one port: a service at a fixed address runs one pod.
+      this.#o.logger.warn("one pod at most: the service has a fixed servingPort", {
+        revision: keyOf(rev),
+        desired: r.desired,
+        servingPort: r.spec.servingPort,
+      });
+      r.desired = 1;
+    }
     await this.#converge(r);
   }
 

@@ -17,6 +17,12 @@ export interface LocalServiceSpec {
   readinessProbe?: Probe;
   /** Queue-proxy drain quiet period (Knative: 30 s). */
   drainQuietPeriodMs: number;
+  /**
+   * A fixed port for the queue-proxy's serving port instead of one the kernel picks, for a pod that must be
+   * reachable at a known address (an edge gateway in front, a webhook origin's `endpoints`). At most one
+   * pod of such a service runs at a time.
+   */
+  servingPort?: number;
 }
 
 /**
@@ -51,7 +57,7 @@ export function queueProxyEnv(
     ok: true,
     env: {
       ...probe.value,
-      QUEUE_SERVING_PORT: "0",
+      QUEUE_SERVING_PORT: String(spec.servingPort ?? 0),
       QUEUE_SERVING_TLS_PORT: "8112",
       USER_PORT: String(userPort),
       REVISION_TIMEOUT_SECONDS: String(revision.timeoutSeconds ?? spec.timeoutSeconds),
