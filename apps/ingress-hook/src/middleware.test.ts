@@ -6,7 +6,7 @@ import { hostTableResolver } from "./decision/resolvers.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
 import { FakeActivatorClient } from "./testing/fake-activator-client.js";
 
-function gateway(internalHeaders: "strip" | "reject" = "strip") {
+function gateway(internalHeaders: "strip" | "reject" = "strip", activatorUpstream?: string) {
   const clock = new ManualClock(0);
   const activator = new FakeActivatorClient();
   const hook = new IngressHook({
@@ -14,6 +14,7 @@ function gateway(internalHeaders: "strip" | "reject" = "strip") {
     activator,
     internalHeaders,
     random: () => 0.5,
+    ...(activatorUpstream ? { activatorUpstream } : {}),
     resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
   });
   const app = new Hono<{ Variables: ThawIngressVariables }>();
@@ -43,6 +44,28 @@ describe("thawIngress middleware", () => {
     expect(body.thaw).toMatchObject({ warm: true, upstream: "10.0.0.1:8012" });
     expect(body.headers["x-thaw-upstream"]).toBe("10.0.0.1:8012");
     expect(activator.calls).toHaveLength(1);
+  });
+
+  it("sends a request held while cold on to the activator, with its revision headers set by the hook", async () => {
+    const { app, activator } = gateway("strip", "activator.internal:0");
+    const cold = app.request("http://hello.localhost/a", {
+      headers: { "knative-serving-revision": "spoofed", "knative-serving-namespace": "spoofed" },
+    });
+    await new Promise((r) => setImmediate(r));
+    activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    const body = (await (await cold).json()) as {
+      thaw: { via: string; upstream: string };
+      headers: Record<string, string>;
+    };
+    expect(body.thaw).toMatchObject({ via: "activator", upstream: "activator.internal:0" });
+    expect(body.headers["knative-serving-namespace"]).toBe("default");
+    expect(body.headers["knative-serving-revision"]).toBe("hello");
+    const warm = (await (await app.request("http://hello.localhost/b")).json()) as {
+      thaw: { via: string };
+      headers: Record<string, string>;
+    };
+    expect(warm.thaw.via).toBe("pod");
+    expect(warm.headers["knative-serving-revision"]).toBeUndefined();
   });
 
   it("strips every internal header before the origin", async () => {

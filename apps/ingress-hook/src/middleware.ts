@@ -1,3 +1,4 @@
+import { Header } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
 import type { IngressHook } from "./decision/hook.js";
@@ -25,7 +26,9 @@ export interface ThawIngressOptions {
 
 /**
  * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
- * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process.
+ * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process. A decision
+ * `via: "activator"` (held while cold, or proxy mode) must be sent to `c.var.thaw.upstream`, the activator:
+ * the request passed on then carries the revision in `Knative-Serving-Namespace`/`-Revision`.
  */
 export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
@@ -41,12 +44,17 @@ export function thawIngress<
     if (d.kind === "deny") return denyResponse(d);
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
-    if (setUpstream || hasInternalHeader(raw.headers)) {
+    const viaActivator = d.via === "activator";
+    if (setUpstream || viaActivator || hasInternalHeader(raw.headers)) {
       const headers = new Headers();
       raw.headers.forEach((v, k) => {
         if (!isInternalHeader(k)) headers.append(k, v);
       });
       if (setUpstream) headers.set(UPSTREAM_HEADER, d.upstream as string);
+      if (viaActivator) {
+        headers.set(Header.namespace, d.revision.namespace);
+        headers.set(Header.revision, d.revision.name);
+      }
       c.req.raw = new Request(raw, { headers });
     }
     await next();

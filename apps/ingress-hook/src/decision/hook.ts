@@ -29,7 +29,11 @@ export interface IngressHookOptions {
   containerConcurrencyFor?: (key: string) => number;
   /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
   picker?: UpstreamPicker;
-  /** Where requests go while the activator says a revision is in proxy mode (`host:port`). */
+  /**
+   * The activator's `host:port` for the request path. When set, requests held while their revision was
+   * cold, and every request while it is in proxy mode, are allowed `via: "activator"` to this address,
+   * so the activator's throttler releases them at the pods' capacity. Unset: released straight to a pod.
+   */
   activatorUpstream?: string;
   /** Retry-After for activation timeouts when the activator gave none (default 1). */
   retryAfterSeconds?: number;
@@ -104,11 +108,9 @@ export class IngressHook {
     const entry = this.cache.get(key, now);
     if (!entry) return { kind: "cold", revision: found.ref, key };
     this.stats.warmAllows++;
-    const upstream =
-      entry.mode === "proxy" && this.#o.activatorUpstream
-        ? this.#o.activatorUpstream
-        : this.#o.picker.pick(key, entry.endpoints);
-    return { kind: "allow", revision: found.ref, key, upstream, warm: true };
+    if (entry.mode === "proxy" && this.#o.activatorUpstream) return this.#viaActivator(found.ref, key, true);
+    const upstream = this.#o.picker.pick(key, entry.endpoints);
+    return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
   }
 
   /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
@@ -128,8 +130,11 @@ export class IngressHook {
       case "ready": {
         this.cache.recordActivation(key, outcome.endpoints, this.#o.clock.now());
         this.stats.coldAllows++;
+        // Held while cold: every waiter is released at once here, so a pod would get the whole burst.
+        // The activator's throttler hands them out at the pods' capacity, first come first served.
+        if (this.#o.activatorUpstream) return this.#viaActivator(revision, key, false);
         const upstream = this.#o.picker.pick(key, outcome.endpoints);
-        const allow: Allow = { kind: "allow", revision, key, upstream, warm: false };
+        const allow: Allow = { kind: "allow", revision, key, upstream, via: "pod", warm: false };
         return allow;
       }
       case "unknown":
@@ -144,6 +149,10 @@ export class IngressHook {
       case "unavailable":
         return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
     }
+  }
+
+  #viaActivator(revision: Allow["revision"], key: string, warm: boolean): Allow {
+    return { kind: "allow", revision, key, upstream: this.#o.activatorUpstream, via: "activator", warm };
   }
 
   #deny(code: string, message: string, retryAfterSeconds?: number): Deny {
