@@ -28,7 +28,9 @@ export interface ThawIngressOptions {
  * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
  * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process. A decision
  * `via: "activator"` (held while cold, or proxy mode) must be sent to `c.var.thaw.upstream`, the activator:
- * the request passed on then carries the revision in `Knative-Serving-Namespace`/`-Revision`.
+ * the request passed on then carries the revision in `Knative-Serving-Namespace`/`-Revision`. With no
+ * activator upstream, held requests instead wait for a pod slot (`IngressHook.releaseHeld`) that is kept
+ * until the handlers after this one return.
  */
 export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
@@ -40,8 +42,12 @@ export function thawIngress<
     const raw = c.req.raw;
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const first = hook.tryDecide(view, hook.clock.now());
-    const d = first.kind === "cold" ? await hook.activate(first) : first;
-    if (d.kind === "deny") return denyResponse(d);
+    const decided = first.kind === "cold" ? await hook.activate(first) : first;
+    if (decided.kind === "deny") return denyResponse(decided);
+    // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld).
+    const released = await hook.releaseHeld(decided, raw.signal);
+    if ("kind" in released) return denyResponse(released);
+    const d = released.allow;
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
     const viaActivator = d.via === "activator";
@@ -57,7 +63,11 @@ export function thawIngress<
       }
       c.req.raw = new Request(raw, { headers });
     }
-    await next();
+    try {
+      await next();
+    } finally {
+      released.release();
+    }
   };
 }
 

@@ -1,6 +1,8 @@
+import { QueueFullError } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
 import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
+import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
@@ -37,6 +39,14 @@ export interface IngressHookOptions {
   activatorUpstream?: string;
   /** Retry-After for activation timeouts when the activator gave none (default 1). */
   retryAfterSeconds?: number;
+  /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
+  maxQueue?: number;
+}
+
+/** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
+export interface Released {
+  readonly allow: Allow;
+  release(): void;
 }
 
 /** Counters for status pages and tests. */
@@ -61,6 +71,7 @@ export class IngressHook {
   > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
+  readonly #capacity: CapacityRelease | undefined;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -74,6 +85,7 @@ export class IngressHook {
           : {}),
       }),
       retryAfterSeconds: 1,
+      maxQueue: 10_000,
       // An option given as undefined keeps its default.
       ...(Object.fromEntries(
         Object.entries(options).filter(([, v]) => v !== undefined),
@@ -83,6 +95,9 @@ export class IngressHook {
       throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
+    if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
+      this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#o.maxQueue);
+    }
   }
 
   /** Clock the hook runs on (the watch uses it too). */
@@ -148,6 +163,31 @@ export class IngressHook {
         );
       case "unavailable":
         return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
+    }
+  }
+
+  /**
+   * The fallback release, for callers that see the request finish (the `thawIngress` middleware) in a hook
+   * without an activator upstream: a request held while cold waits, first come first served, for a slot on
+   * a ready pod (containerConcurrency per pod; see CapacityRelease) and goes to that pod; `release()` when
+   * it is done. Any other allow passes at once. Past `maxQueue` waiters: 503 `ERR_QUEUE_FULL` + Retry-After.
+   */
+  async releaseHeld(d: Allow, signal?: AbortSignal): Promise<Released | Deny> {
+    const pass: Released = { allow: d, release: () => {} };
+    if (!this.#capacity || d.via !== "pod" || d.warm) return pass;
+    const endpoints = this.cache.get(d.key, this.#o.clock.now())?.endpoints ?? [];
+    try {
+      const slot = await this.#capacity.acquire(d.key, endpoints, signal);
+      return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : pass;
+    } catch (err) {
+      if (err instanceof QueueFullError) {
+        return this.#deny(
+          ErrorCode.ERR_QUEUE_FULL,
+          `more than ${this.#o.maxQueue} requests wait for ${d.key}`,
+          this.#o.retryAfterSeconds,
+        );
+      }
+      return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
     }
   }
 
