@@ -44,10 +44,11 @@ export function thawIngress<
     const first = hook.tryDecide(view, hook.clock.now());
     const decided = first.kind === "cold" ? await hook.activate(first) : first;
     if (decided.kind === "deny") return denyResponse(decided);
-    // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld).
-    const released = await hook.releaseHeld(decided, raw.signal);
-    if ("kind" in released) return denyResponse(released);
-    const d = released.allow;
+    // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld);
+    // warm ones pass with no await.
+    const released = decided.warm ? undefined : await hook.releaseHeld(decided, raw.signal);
+    if (released && "kind" in released) return denyResponse(released);
+    const d = released ? released.allow : decided;
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
     const viaActivator = d.via === "activator";
@@ -66,7 +67,7 @@ export function thawIngress<
     try {
       await next();
     } finally {
-      released.release();
+      released?.release();
     }
   };
 }
