@@ -49,7 +49,7 @@ beforeAll(async () => {
         "    autoscaling: { max-scale: 3, target-burst-capacity: 0 }",
         "    run:",
         `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(OVERLOAD_APP)}]`,
-        '      env: { STARTUP_DELAY_MS: "1500", WORK_MS: "20" }',
+        '      env: { STARTUP_DELAY_MS: "2500", WORK_MS: "20" }',
       ]),
     ].join("\n"),
   );
