@@ -81,6 +81,7 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     watch: _w,
     fetch: _f,
     onWatchState: _s,
+    backlog: _b,
     ...rest
   } = opts;
   const cc = new Map(services.map((s) => [`${s.namespace}/${s.name}`, s.containerConcurrency ?? 0]));
