@@ -236,7 +236,8 @@ export async function startStack(
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => resolve());
+    // A cold burst opens its connections at once: Node's default backlog (511) would drop the rest.
+    server.listen({ port, host, backlog: 4096 }, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
 

@@ -108,6 +108,9 @@ function startHook(activatorPort, dir) {
       `http://127.0.0.1:${activatorPort}`,
       "--config",
       cfg,
+      // The bench's activator speaks /v1 only: no request path to route held requests through.
+      "--activator-upstream",
+      "none",
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -204,7 +207,7 @@ async function main() {
     'set $thaw_route "host";\n      set $thaw_svc_mode 1;',
   );
   svcConf = svcConf.replace(
-    /(set \$thaw_svc_mode 1;[\s\S]*?)proxy_pass http:\/\/\$thaw_upstream;/,
+    /(set \$thaw_svc_mode 1;[\s\S]*?)proxy_pass http:\/\/\$thaw_target;/,
     "$1proxy_pass http://hello_revision;",
   );
   svcConf = svcConf.replace(

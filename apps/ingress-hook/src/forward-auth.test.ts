@@ -7,7 +7,7 @@ import { hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js
 import { detectDialect, forwardAuthApp } from "./forward-auth.js";
 
 /** A hook whose activator is an in-memory Hono app speaking CONTRACTS.md. */
-function setup(activator: Hono) {
+function setup(activator: Hono, activatorUpstream?: string) {
   const clock = new ManualClock(0);
   const hook = new IngressHook({
     clock,
@@ -23,6 +23,7 @@ function setup(activator: Hono) {
     activationTimeoutMs: 1000,
     routeToken: "tok",
     random: () => 0.5,
+    ...(activatorUpstream ? { activatorUpstream } : {}),
   });
   return { hook, app: forwardAuthApp(hook) };
 }
@@ -106,6 +107,21 @@ describe("forward-auth dialects", () => {
     const r = await app.request("/ingress-nginx", { headers: { host: "hello.localhost" } });
     expect(r.status).toBe(403);
     expect(r.headers.get("x-thaw-status")).toBe("404");
+  });
+
+  it("a request held while cold is answered activator-bound: the activator and its revision headers", async () => {
+    const counter = { n: 0 };
+    const { app } = setup(readyActivator(counter), "10.0.0.99:8012");
+    const headers = { host: "hook", "x-forwarded-host": "hello.localhost", "x-original-uri": "/a" };
+    const cold = await app.request("/nginx", { headers });
+    expect(cold.status).toBe(200);
+    expect(cold.headers.get("x-thaw-upstream")).toBe("10.0.0.99:8012");
+    expect(cold.headers.get("knative-serving-namespace")).toBe("default");
+    expect(cold.headers.get("knative-serving-revision")).toBe("hello");
+    // Warm, serve mode (an activation answer says nothing of the mode): straight to the pod, no revision headers.
+    const warm = await app.request("/nginx", { headers });
+    expect(warm.headers.get("x-thaw-upstream")).toBe("10.0.0.1:8012");
+    expect(warm.headers.get("knative-serving-revision")).toBeNull();
   });
 
   it("detects the dialect from the headers", () => {

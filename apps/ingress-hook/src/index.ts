@@ -13,8 +13,15 @@ export {
   type HttpActivatorOptions,
   httpActivatorClient,
 } from "./decision/activator-client.js";
+export { CapacityRelease, type PodSlot } from "./decision/capacity-release.js";
 export type { Allow, Cold, Decision, Deny } from "./decision/decision.js";
-export { denyStatus, type HookStats, IngressHook, type IngressHookOptions } from "./decision/hook.js";
+export {
+  denyStatus,
+  type HookStats,
+  IngressHook,
+  type IngressHookOptions,
+  type Released,
+} from "./decision/hook.js";
 export {
   findInternalHeaders,
   isInternalHeader,

@@ -6,7 +6,7 @@ import { hostTableResolver } from "./decision/resolvers.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
 import { FakeActivatorClient } from "./testing/fake-activator-client.js";
 
-function gateway(internalHeaders: "strip" | "reject" = "strip") {
+function gateway(internalHeaders: "strip" | "reject" = "strip", activatorUpstream?: string) {
   const clock = new ManualClock(0);
   const activator = new FakeActivatorClient();
   const hook = new IngressHook({
@@ -14,6 +14,7 @@ function gateway(internalHeaders: "strip" | "reject" = "strip") {
     activator,
     internalHeaders,
     random: () => 0.5,
+    ...(activatorUpstream ? { activatorUpstream } : {}),
     resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
   });
   const app = new Hono<{ Variables: ThawIngressVariables }>();
@@ -43,6 +44,28 @@ describe("thawIngress middleware", () => {
     expect(body.thaw).toMatchObject({ warm: true, upstream: "10.0.0.1:8012" });
     expect(body.headers["x-thaw-upstream"]).toBe("10.0.0.1:8012");
     expect(activator.calls).toHaveLength(1);
+  });
+
+  it("sends a request held while cold on to the activator, with its revision headers set by the hook", async () => {
+    const { app, activator } = gateway("strip", "activator.internal:0");
+    const cold = app.request("http://hello.localhost/a", {
+      headers: { "knative-serving-revision": "spoofed", "knative-serving-namespace": "spoofed" },
+    });
+    await new Promise((r) => setImmediate(r));
+    activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    const body = (await (await cold).json()) as {
+      thaw: { via: string; upstream: string };
+      headers: Record<string, string>;
+    };
+    expect(body.thaw).toMatchObject({ via: "activator", upstream: "activator.internal:0" });
+    expect(body.headers["knative-serving-namespace"]).toBe("default");
+    expect(body.headers["knative-serving-revision"]).toBe("hello");
+    const warm = (await (await app.request("http://hello.localhost/b")).json()) as {
+      thaw: { via: string };
+      headers: Record<string, string>;
+    };
+    expect(warm.thaw.via).toBe("pod");
+    expect(warm.headers["knative-serving-revision"]).toBeUndefined();
   });
 
   it("strips every internal header before the origin", async () => {
@@ -101,4 +124,72 @@ describe("thawIngress middleware", () => {
       expect(r.headers.get("retry-after")).toBe(row.retry);
     });
   }
+});
+
+describe("thawIngress without an activator route: held requests released at the pods' capacity", () => {
+  function throttled(maxQueue = 10_000) {
+    const clock = new ManualClock(0);
+    const activator = new FakeActivatorClient();
+    const hook = new IngressHook({
+      clock,
+      activator,
+      random: () => 0.5,
+      containerConcurrencyFor: () => 1,
+      maxQueue,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+    });
+    const running = new Set<string>();
+    const order: string[] = [];
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    // The "origin": counts requests in flight per pod and finishes each when the test says so.
+    app.all("*", async (c) => {
+      const pod = c.var.thaw.upstream as string;
+      order.push(c.req.path);
+      running.add(c.req.path);
+      most = Math.max(most, running.size);
+      await new Promise<void>((r) => gates.push(r));
+      running.delete(c.req.path);
+      return c.json({ pod });
+    });
+    const settle = () => new Promise((r) => setImmediate(r));
+    return { app, activator, order, gates, most: () => most, settle };
+  }
+
+  it("containerConcurrency 1 on 2 pods: 2 at a time, first come first served, all answered", async () => {
+    const t = throttled();
+    const answers = Array.from({ length: 6 }, (_, i) => t.app.request(`http://hello.localhost/r${i}`));
+    await t.settle();
+    t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012", "10.0.0.2:8012"], coldStart: true });
+    for (let round = 0; round < 20 && t.order.length < 6; round++) {
+      await t.settle();
+      t.gates.shift()?.();
+    }
+    while (t.gates.length > 0) t.gates.shift()?.();
+    const res = await Promise.all(answers);
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(t.order).toEqual(["/r0", "/r1", "/r2", "/r3", "/r4", "/r5"]);
+    expect(t.most()).toBe(2);
+    const pods = new Set(await Promise.all(res.map(async (r) => ((await r.json()) as { pod: string }).pod)));
+    expect(pods).toEqual(new Set(["10.0.0.1:8012", "10.0.0.2:8012"]));
+  });
+
+  it("past maxQueue waiters, the excess gets 503 + Retry-After", async () => {
+    const t = throttled(2);
+    const answers = Array.from({ length: 5 }, (_, i) => t.app.request(`http://hello.localhost/q${i}`));
+    await t.settle();
+    t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    for (let round = 0; round < 20 && t.order.length < 3; round++) {
+      await t.settle();
+      t.gates.shift()?.();
+    }
+    while (t.gates.length > 0) t.gates.shift()?.();
+    const res = await Promise.all(answers);
+    // One on the pod, two waiting, two refused.
+    expect(res.map((r) => r.status).sort()).toEqual([200, 200, 200, 503, 503]);
+    for (const r of res.filter((x) => x.status === 503)) expect(r.headers.get("retry-after")).toBe("1");
+    expect(t.most()).toBe(1);
+  });
 });

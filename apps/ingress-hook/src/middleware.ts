@@ -1,3 +1,4 @@
+import { Header } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
 import type { IngressHook } from "./decision/hook.js";
@@ -25,7 +26,11 @@ export interface ThawIngressOptions {
 
 /**
  * The hook in-process, for gateways written with Hono (Workers or Node): deny, or strip internal headers,
- * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process.
+ * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process. A decision
+ * `via: "activator"` (held while cold, or proxy mode) must be sent to `c.var.thaw.upstream`, the activator:
+ * the request passed on then carries the revision in `Knative-Serving-Namespace`/`-Revision`. With no
+ * activator upstream, held requests instead wait for a pod slot (`IngressHook.releaseHeld`) that is kept
+ * until the handlers after this one return.
  */
 export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
@@ -37,19 +42,33 @@ export function thawIngress<
     const raw = c.req.raw;
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const first = hook.tryDecide(view, hook.clock.now());
-    const d = first.kind === "cold" ? await hook.activate(first) : first;
-    if (d.kind === "deny") return denyResponse(d);
+    const decided = first.kind === "cold" ? await hook.activate(first) : first;
+    if (decided.kind === "deny") return denyResponse(decided);
+    // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld);
+    // warm ones pass with no await.
+    const released = decided.warm ? undefined : await hook.releaseHeld(decided, raw.signal);
+    if (released && "kind" in released) return denyResponse(released);
+    const d = released ? released.allow : decided;
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
-    if (setUpstream || hasInternalHeader(raw.headers)) {
+    const viaActivator = d.via === "activator";
+    if (setUpstream || viaActivator || hasInternalHeader(raw.headers)) {
       const headers = new Headers();
       raw.headers.forEach((v, k) => {
         if (!isInternalHeader(k)) headers.append(k, v);
       });
       if (setUpstream) headers.set(UPSTREAM_HEADER, d.upstream as string);
+      if (viaActivator) {
+        headers.set(Header.namespace, d.revision.namespace);
+        headers.set(Header.revision, d.revision.name);
+      }
       c.req.raw = new Request(raw, { headers });
     }
-    await next();
+    try {
+      await next();
+    } finally {
+      released?.release();
+    }
   };
 }
 

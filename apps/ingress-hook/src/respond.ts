@@ -1,15 +1,24 @@
-import type { ApiError } from "@thaw/protocol";
+import { type ApiError, Header } from "@thaw/protocol";
 import type { Allow, Deny } from "./decision/decision.js";
 import { REVISION_HEADER, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 
 /** Cache-Control of a warm allow. */
 export const WARM_CACHE_CONTROL = "max-age=1, stale-while-revalidate=1";
 
-/** Headers of an allow answer: the pod to route to, the revision, and how long a proxy may cache it. */
+/**
+ * Headers of an allow answer: where to route, the revision, and how long a proxy may cache it. An
+ * activator-bound answer also carries the activator's revision headers (`Knative-Serving-Namespace`,
+ * `Knative-Serving-Revision`), for the proxy to set on the request it forwards there; their presence is
+ * what tells the proxy to route to the activator (see infra/nginx/nginx.conf).
+ */
 export function allowHeaders(d: Allow): Headers {
   const h = new Headers();
   if (d.upstream) h.set(UPSTREAM_HEADER, d.upstream);
   h.set(REVISION_HEADER, d.key);
+  if (d.via === "activator") {
+    h.set(Header.namespace, d.revision.namespace);
+    h.set(Header.revision, d.revision.name);
+  }
   // Warm answers may be cached per revision for a second (nginx proxy_cache), and used one more second
   // while a background request refreshes them; a cold answer reports a fresh activation and is not worth
   // pinning.

@@ -56,6 +56,10 @@ describe("infra/envoy/envoy.yaml (structure only: no Envoy binary on this machin
   it("passes X-Thaw-Upstream to the upstream and routes by it (ORIGINAL_DST)", () => {
     const up = authz.http_service.authorization_response.allowed_upstream_headers.patterns as Any;
     expect(up.map((p: Any) => p.exact)).toContain("x-thaw-upstream");
+    // An activator-bound answer names the revision for the activator; Envoy copies it onto the request.
+    expect(up.map((p: Any) => p.exact)).toEqual(
+      expect.arrayContaining(["knative-serving-namespace", "knative-serving-revision"]),
+    );
     const pods = (cfg.static_resources.clusters as Any).find((c: Any) => c.name === "thaw_pods");
     expect(pods.type).toBe("ORIGINAL_DST");
     expect(pods.original_dst_lb_config).toEqual({
@@ -145,8 +149,18 @@ describe("infra/istio/authorization-policy.yaml (structure only: no cluster on t
 });
 
 describe("infra/nginx/thaw-proxy.conf", () => {
-  it("clears every internal header on the way to the pod", () => {
+  // The activator's revision headers come from the hook's answer alone (empty, so not sent, on a pod-bound one).
+  const fromHook: Record<string, string> = {
+    "knative-serving-namespace": "$thaw_via_namespace",
+    "knative-serving-revision": "$thaw_via_revision",
+  };
+  it("clears every internal header on the way to the pod, or sets it from the hook's answer", () => {
     const conf = read("nginx/thaw-proxy.conf").toLowerCase();
-    for (const h of STRIPPED_HEADERS) expect(conf, h).toContain(`proxy_set_header ${h} "";`);
+    for (const h of STRIPPED_HEADERS) {
+      expect(conf, h).toContain(`proxy_set_header ${h} ${fromHook[h] ?? '""'};`);
+    }
+    for (const [h, v] of Object.entries(fromHook)) {
+      expect(conf).toContain(`auth_request_set ${v} $upstream_http_${h.replaceAll("-", "_")};`);
+    }
   });
 });

@@ -1,21 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { type RunningActivator, readConfig, startActivator } from "@thaw/activator/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HookService, startIngressHook } from "../src/node/service.js";
+import { type ActivatorCalls, type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
 import { httpGet } from "./support/http-get.js";
-import { freePort, type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
+import { freePort, requireNginx } from "./support/nginx-process.js";
 
 // The same chain as nginx.test.ts, with the real @thaw/activator (Node) instead of the fake: its local
 // coordinator probes the pods (K-Network-Probe: queue) and pokes a scaler that starts a slow backend.
 const TIMEOUT_MS = 1500;
 const TOKEN = "activator-token-for-tests";
 
-let activator: RunningActivator;
-let hook: HookService;
-let nginx: NginxProcess;
+let chain: ActivatorChain;
 let port: number;
-const calls = { activate: 0, watch: 0, other: 0 };
+let calls: ActivatorCalls;
 const pokes: string[] = [];
 const children: ChildProcess[] = [];
 
@@ -24,74 +21,57 @@ beforeAll(async () => {
   const helloPort = await freePort();
   const stuckPort = await freePort();
   const script = fileURLToPath(new URL("./support/slow-backend.mjs", import.meta.url));
-  // The activator's own configuration reader, with the flags its bin takes.
-  const revisions = [
-    { namespace: "default", name: "hello", endpoints: [`127.0.0.1:${helloPort}`] },
-    { namespace: "default", name: "stuck", endpoints: [`127.0.0.1:${stuckPort}`] },
-  ];
-  const read = readConfig(
-    ["--host", "127.0.0.1", "--port", "0", "--token", TOKEN, "--revisions", JSON.stringify(revisions)],
-    {},
-  );
-  if (!read.ok) throw new Error(`activator config: ${JSON.stringify(read.issues)}`);
-  activator = await startActivator(read.config, {
-    scaler: {
-      // The "scaler": start the revision's pod, which listens only after its startup delay.
-      poke: (key) => {
-        pokes.push(`${key.namespace}/${key.name}`);
-        if (key.name !== "hello" || pokes.filter((p) => p === "default/hello").length > 1) return;
-        children.push(
-          spawn(process.execPath, [script], {
-            env: { ...process.env, PORT: String(helloPort), STARTUP_DELAY_MS: "800" },
-            stdio: "ignore",
-          }),
-        );
-      },
-    },
-  });
-  let watchUp: () => void = () => {};
-  const watching = new Promise<void>((r) => {
-    watchUp = r;
-  });
-  hook = await startIngressHook({
-    port: 0,
-    activatorUrl: `http://127.0.0.1:${activator.port}`,
-    activatorToken: TOKEN,
+  chain = await startActivatorChain({
+    token: TOKEN,
+    revisions: [
+      { namespace: "default", name: "hello", endpoints: [`127.0.0.1:${helloPort}`] },
+      { namespace: "default", name: "stuck", endpoints: [`127.0.0.1:${stuckPort}`] },
+    ],
     services: [
       { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
       { name: "stuck", namespace: "default", hosts: ["stuck.localhost"] },
     ],
-    activationTimeoutMs: TIMEOUT_MS,
-    // Counts what the activator receives from the hook.
-    fetch: (r) => {
-      const path = new URL(r.url).pathname;
-      if (path === "/v1/activate") calls.activate++;
-      else if (path === "/v1/watch") calls.watch++;
-      else calls.other++;
-      return fetch(r);
-    },
-    onWatchState: (s) => {
-      if (s === "connected") watchUp();
+    hook: { activationTimeoutMs: TIMEOUT_MS },
+    overrides: {
+      scaler: {
+        // The "scaler": start the revision's pod, which listens only after its startup delay.
+        poke: (key) => {
+          pokes.push(`${key.namespace}/${key.name}`);
+          if (key.name !== "hello" || pokes.filter((p) => p === "default/hello").length > 1) return;
+          children.push(
+            spawn(process.execPath, [script], {
+              env: { ...process.env, PORT: String(helloPort), STARTUP_DELAY_MS: "800" },
+              stdio: "ignore",
+            }),
+          );
+        },
+      },
     },
   });
-  await watching;
-  ({ nginx, port } = await startNginxForHook(hook.port));
+  ({ port, calls } = chain);
 }, 30_000);
 
 afterAll(async () => {
-  await nginx?.stop();
-  await hook?.close();
-  await activator?.close();
+  await chain?.close();
   for (const c of children) c.kill("SIGTERM");
 });
 
 describe("nginx + hook + the real @thaw/activator", () => {
   it("200 concurrent cold requests all succeed after one activation and one scaler poke", async () => {
+    // Odd ones carry a client's own revision headers: on the way to the activator nginx replaces them
+    // with the hook's, so they cannot steer a held request to another revision.
+    const spoof = { "Knative-Serving-Namespace": "default", "Knative-Serving-Revision": "stuck" };
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => httpGet(port, "hello.localhost", `/c/${i}`)),
+      Array.from({ length: 200 }, (_, i) =>
+        httpGet(port, "hello.localhost", `/c/${i}`, i % 2 === 1 ? spoof : {}),
+      ),
     );
     expect(answers.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
     expect(JSON.parse(answers[7]!.body)).toMatchObject({ url: "/c/7" });
+    // They went through the activator (K-Proxy-Request), which removed the revision headers.
+    const seen = (JSON.parse(answers[7]!.body) as { headers: Record<string, string> }).headers;
+    expect(seen["k-proxy-request"]).toBe("activator");
+    expect(Object.keys(seen).filter((h) => h.startsWith("knative-"))).toEqual([]);
     expect(calls.activate).toBe(1);
     expect(pokes.filter((p) => p === "default/hello")).toHaveLength(1);
   });

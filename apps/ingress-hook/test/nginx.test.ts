@@ -41,6 +41,9 @@ beforeAll(async () => {
     ],
     activationTimeoutMs: TIMEOUT_MS,
     routeToken: ROUTE_TOKEN,
+    // The fake activator speaks /v1 only, with no request path: this is the hook without an activator
+    // route, releasing held requests straight to the pod (nginx-activator.test.ts has the activator route).
+    activatorUpstream: null,
     onWatchState: (s) => {
       if (s === "connected") watchUp();
     },

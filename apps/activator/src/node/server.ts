@@ -156,7 +156,10 @@ export async function startActivator(
       logger: o.logger,
     });
   });
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // A cold burst opens its connections all at once; Node's default backlog (511) would drop the rest.
+  await new Promise<void>((resolve) =>
+    server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve),
+  );
   const port = (server.address() as AddressInfo).port;
   let shut: Promise<void> | undefined;
   const shutdown = () => (shut ??= stopParts());

@@ -1,11 +1,18 @@
 import type { RevisionId } from "@thaw/protocol";
 
-/** Let the request through: to `upstream` (a ready pod, or the activator in proxy mode) when known. */
+/** Let the request through: to `upstream` (a ready pod, or the activator) when known. */
 export interface Allow {
   readonly kind: "allow";
   readonly revision: RevisionId;
   readonly key: string;
   readonly upstream: string | undefined;
+  /**
+   * `activator`: the request must go through the activator (it was held while the revision was cold, or
+   * the revision is in proxy mode), with the revision named in `Knative-Serving-Namespace`/`-Revision`;
+   * its throttler then sends each pod no more than its capacity, in arrival order. `pod`: straight to
+   * `upstream`, a ready pod.
+   */
+  readonly via: "pod" | "activator";
   /** True when answered from the warm cache with no activator call. */
   readonly warm: boolean;
 }

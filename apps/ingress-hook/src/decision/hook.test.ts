@@ -221,7 +221,34 @@ describe("IngressHook.decide: cold and warm", () => {
       gen,
       clock.now(),
     );
-    expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({ upstream: "127.0.0.1:8089" });
+    expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({
+      upstream: "127.0.0.1:8089",
+      via: "activator",
+      warm: true,
+    });
+  });
+
+  it("sends requests held while cold through the activator, warm serve-mode ones straight to a pod", async () => {
+    const { hook, activator, clock } = setup({ activatorUpstream: "127.0.0.1:8089" });
+    const held = Array.from({ length: 20 }, () => hook.decide(req("hello.localhost")));
+    await Promise.resolve();
+    activator.answer({ kind: "ready", endpoints: ["a:1"], coldStart: true });
+    for (const d of await Promise.all(held)) {
+      expect(d).toMatchObject({ kind: "allow", via: "activator", upstream: "127.0.0.1:8089", warm: false });
+    }
+    expect(hook.tryDecide(req("hello.localhost"), clock.now())).toMatchObject({
+      via: "pod",
+      upstream: "a:1",
+      warm: true,
+    });
+  });
+
+  it("without an activator address, releases held requests straight to a pod", async () => {
+    const { hook, activator } = setup();
+    const p = hook.decide(req("hello.localhost"));
+    await Promise.resolve();
+    activator.answer({ kind: "ready", endpoints: ["a:1"], coldStart: true });
+    expect(await p).toMatchObject({ kind: "allow", via: "pod", upstream: "a:1" });
   });
 
   const outcomes = [

@@ -1,6 +1,8 @@
+import { QueueFullError } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
 import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
+import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
@@ -29,10 +31,22 @@ export interface IngressHookOptions {
   containerConcurrencyFor?: (key: string) => number;
   /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
   picker?: UpstreamPicker;
-  /** Where requests go while the activator says a revision is in proxy mode (`host:port`). */
+  /**
+   * The activator's `host:port` for the request path. When set, requests held while their revision was
+   * cold, and every request while it is in proxy mode, are allowed `via: "activator"` to this address,
+   * so the activator's throttler releases them at the pods' capacity. Unset: released straight to a pod.
+   */
   activatorUpstream?: string;
   /** Retry-After for activation timeouts when the activator gave none (default 1). */
   retryAfterSeconds?: number;
+  /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
+  maxQueue?: number;
+}
+
+/** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
+export interface Released {
+  readonly allow: Allow;
+  release(): void;
 }
 
 /** Counters for status pages and tests. */
@@ -57,6 +71,7 @@ export class IngressHook {
   > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
+  readonly #capacity: CapacityRelease | undefined;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -70,6 +85,7 @@ export class IngressHook {
           : {}),
       }),
       retryAfterSeconds: 1,
+      maxQueue: 10_000,
       // An option given as undefined keeps its default.
       ...(Object.fromEntries(
         Object.entries(options).filter(([, v]) => v !== undefined),
@@ -79,6 +95,9 @@ export class IngressHook {
       throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
+    if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
+      this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#o.maxQueue);
+    }
   }
 
   /** Clock the hook runs on (the watch uses it too). */
@@ -104,11 +123,9 @@ export class IngressHook {
     const entry = this.cache.get(key, now);
     if (!entry) return { kind: "cold", revision: found.ref, key };
     this.stats.warmAllows++;
-    const upstream =
-      entry.mode === "proxy" && this.#o.activatorUpstream
-        ? this.#o.activatorUpstream
-        : this.#o.picker.pick(key, entry.endpoints);
-    return { kind: "allow", revision: found.ref, key, upstream, warm: true };
+    if (entry.mode === "proxy" && this.#o.activatorUpstream) return this.#viaActivator(found.ref, key, true);
+    const upstream = this.#o.picker.pick(key, entry.endpoints);
+    return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
   }
 
   /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
@@ -128,8 +145,11 @@ export class IngressHook {
       case "ready": {
         this.cache.recordActivation(key, outcome.endpoints, this.#o.clock.now());
         this.stats.coldAllows++;
+        // Held while cold: every waiter is released at once here, so a pod would get the whole burst.
+        // The activator's throttler hands them out at the pods' capacity, first come first served.
+        if (this.#o.activatorUpstream) return this.#viaActivator(revision, key, false);
         const upstream = this.#o.picker.pick(key, outcome.endpoints);
-        const allow: Allow = { kind: "allow", revision, key, upstream, warm: false };
+        const allow: Allow = { kind: "allow", revision, key, upstream, via: "pod", warm: false };
         return allow;
       }
       case "unknown":
@@ -144,6 +164,35 @@ export class IngressHook {
       case "unavailable":
         return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
     }
+  }
+
+  /**
+   * The fallback release, for callers that see the request finish (the `thawIngress` middleware) in a hook
+   * without an activator upstream: a request held while cold waits, first come first served, for a slot on
+   * a ready pod (containerConcurrency per pod; see CapacityRelease) and goes to that pod; `release()` when
+   * it is done. Any other allow passes at once. Past `maxQueue` waiters: 503 `ERR_QUEUE_FULL` + Retry-After.
+   */
+  async releaseHeld(d: Allow, signal?: AbortSignal): Promise<Released | Deny> {
+    const pass: Released = { allow: d, release: () => {} };
+    if (!this.#capacity || d.via !== "pod" || d.warm) return pass;
+    const endpoints = this.cache.get(d.key, this.#o.clock.now())?.endpoints ?? [];
+    try {
+      const slot = await this.#capacity.acquire(d.key, endpoints, signal);
+      return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : pass;
+    } catch (err) {
+      if (err instanceof QueueFullError) {
+        return this.#deny(
+          ErrorCode.ERR_QUEUE_FULL,
+          `more than ${this.#o.maxQueue} requests wait for ${d.key}`,
+          this.#o.retryAfterSeconds,
+        );
+      }
+      return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
+    }
+  }
+
+  #viaActivator(revision: Allow["revision"], key: string, warm: boolean): Allow {
+    return { kind: "allow", revision, key, upstream: this.#o.activatorUpstream, via: "activator", warm };
   }
 
   #deny(code: string, message: string, retryAfterSeconds?: number): Deny {

@@ -16,7 +16,7 @@ const { values } = parseArgs({
     "route-token": { type: "string", default: process.env.THAW_ROUTE_TOKEN },
     "timeout-ms": { type: "string", default: "60000" },
     "warm-ttl-ms": { type: "string", default: "2000" },
-    "activator-upstream": { type: "string" },
+    "activator-upstream": { type: "string", default: process.env.THAW_ACTIVATOR_UPSTREAM },
     "reject-internal-headers": { type: "boolean", default: false },
     "no-watch": { type: "boolean", default: false },
     help: { type: "boolean", default: false },
@@ -27,9 +27,20 @@ if (values.help || !values.activator) {
   process.stderr.write(
     "usage: thaw-ingress-hook --activator http://127.0.0.1:8089 [--listen 127.0.0.1:8090] [--config thaw.config.yaml]\n" +
       "  [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
-      "  [--activator-upstream host:port] [--reject-internal-headers] [--no-watch]\n",
+      "  [--activator-upstream host:port|none] [--reject-internal-headers] [--no-watch]\n",
   );
   process.exit(values.help ? 0 : 2);
+}
+const upstreamFlag = values["activator-upstream"];
+if (
+  upstreamFlag !== undefined &&
+  upstreamFlag !== "none" &&
+  !/^[^\s/:]+:\d{1,5}$|^\[[0-9a-f:.]+\]:\d{1,5}$/i.test(upstreamFlag)
+) {
+  process.stderr.write(
+    `thaw-ingress-hook: --activator-upstream (THAW_ACTIVATOR_UPSTREAM) must be host:port or none, got ${JSON.stringify(upstreamFlag)}\n`,
+  );
+  process.exit(2);
 }
 
 const listen = values.listen;
@@ -50,7 +61,8 @@ const svc = await startIngressHook({
   watch: !values["no-watch"],
   ...(activatorToken ? { activatorToken } : {}),
   ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),
-  ...(values["activator-upstream"] ? { activatorUpstream: values["activator-upstream"] } : {}),
+  // Default: the --activator address; `none` when the proxy cannot reach the activator.
+  ...(upstreamFlag !== undefined ? { activatorUpstream: upstreamFlag === "none" ? null : upstreamFlag } : {}),
   onWatchState: (s, d) => process.stderr.write(`thaw-ingress-hook: watch ${s}${d ? ` (${d})` : ""}\n`),
 });
 process.stdout.write(`thaw-ingress-hook listening on http://${host}:${svc.port}\n`);

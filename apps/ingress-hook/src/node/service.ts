@@ -1,5 +1,6 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import { type Clock, systemClock } from "@thaw/clock";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
@@ -17,8 +18,14 @@ import { forwardAuthApp } from "../forward-auth.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "activatorUpstream" | "picker"
+    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker"
   > {
+  /**
+   * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default
+   * the host and port of `activatorUrl`. `null`: the proxy cannot reach the activator, so held requests are
+   * released straight to a pod.
+   */
+  activatorUpstream?: string | null;
   /** Random source of the LB policy; default Math.random. */
   random?: () => number;
   host?: string;
@@ -33,6 +40,12 @@ export interface HookServiceOptions
   fetch?: FetchLike;
   /** Told about watch connects and losses. */
   onWatchState?: (state: "connected" | "lost", detail?: string) => void;
+  /**
+   * Pending connections the listener queues (default 4096). A cold burst holds one connection per
+   * request in the auth check, all opened at once; Node's default (511) drops the rest, and their
+   * SYN retries add seconds.
+   */
+  backlog?: number;
 }
 
 /** A running forward-auth service. */
@@ -40,6 +53,13 @@ export interface HookService {
   readonly port: number;
   readonly hook: IngressHook;
   readonly app: Hono;
+  /** Requests received and not answered yet (held cold ones included). */
+  readonly inflight: number;
+  /**
+   * Orderly stop: `/healthz` fails and no new connection is accepted; requests already received finish
+   * (a held one when its revision is ready, or with 503 + Retry-After at its deadline); idle keep-alive
+   * connections are closed; then the watch stops. Bounded by the activation deadline plus 2 s.
+   */
   close(): Promise<void>;
 }
 
@@ -56,28 +76,41 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
   const {
     activatorUrl: _u,
     activatorToken: _t,
+    activatorUpstream,
     services,
     watch: _w,
     fetch: _f,
     onWatchState: _s,
+    backlog: _b,
     ...rest
   } = opts;
   const cc = new Map(services.map((s) => [`${s.namespace}/${s.name}`, s.containerConcurrency ?? 0]));
+  const viaActivator = activatorUpstream === undefined ? hostPortOf(opts.activatorUrl) : activatorUpstream;
   return new IngressHook({
     random: Math.random,
     containerConcurrencyFor: (key) => cc.get(key) ?? 0,
     ...rest,
+    ...(viaActivator ? { activatorUpstream: viaActivator } : {}),
     clock,
     activator,
     resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(services)],
   });
 }
 
-/** The Hono app of the service: forward-auth at `/` and at `/_thaw/auth`, and `/healthz`. */
-export function hookServiceApp(hook: IngressHook): Hono {
+/** `host:port` of an http(s) URL, with the scheme's default port when it names none. */
+export function hostPortOf(url: string): string {
+  const u = new URL(url);
+  return u.port ? u.host : `${u.host}:${u.protocol === "https:" ? 443 : 80}`;
+}
+
+/**
+ * The Hono app of the service: forward-auth at `/` and at `/_thaw/auth`, and `/healthz` (503 once
+ * `draining()` says so, so a load balancer stops sending).
+ */
+export function hookServiceApp(hook: IngressHook, draining: () => boolean = () => false): Hono {
   const app = new Hono();
   const fa = forwardAuthApp(hook);
-  app.get("/healthz", (c) => c.text("ok"));
+  app.get("/healthz", (c) => (draining() ? c.text("draining", 503) : c.text("ok")));
   app.onError((err, c) => {
     // A bug, not a decision: log it and answer like an unreachable hook would (nginx maps 500 to 503).
     console.error("thaw-ingress-hook: unexpected error", err);
@@ -91,7 +124,8 @@ export function hookServiceApp(hook: IngressHook): Hono {
 /** Starts the forward-auth service on Node, with the watch subscription feeding its warm cache. */
 export async function startIngressHook(opts: HookServiceOptions): Promise<HookService> {
   const hook = createHook(opts);
-  const app = hookServiceApp(hook);
+  let draining = false;
+  const app = hookServiceApp(hook, () => draining);
   let watch: WatchHandle | undefined;
   if (opts.watch !== false) {
     watch = watchEndpoints({
@@ -103,21 +137,46 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
       ...(opts.onWatchState ? { onState: opts.onWatchState } : {}),
     });
   }
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host ?? "127.0.0.1" }, () =>
-      resolve(s),
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  let inflight = 0;
+  server.on("request", (_req, res) => {
+    inflight++;
+    res.once("close", () => inflight--);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: opts.port, host: opts.host ?? "127.0.0.1", backlog: opts.backlog ?? 4096 }, () =>
+      resolve(),
     );
   });
   const port = (server.address() as AddressInfo).port;
+  // Longest a held request can take: the activation deadline plus the client's grace for a silent activator.
+  const capMs = (opts.activationTimeoutMs ?? 60_000) + 2000;
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive connections would hold close() open: idle ones go now, busy ones after their answer.
+    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const capped = new AbortController();
+    const timeout = hook.clock.sleep(capMs, capped.signal).catch(() => {});
+    await Promise.race([closed, timeout]);
+    capped.abort();
+    clearInterval(idle);
+    server.closeAllConnections();
+    watch?.stop();
+  };
   return {
     port,
     hook,
     app,
-    close: () =>
-      new Promise<void>((resolve) => {
-        watch?.stop();
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
+    get inflight() {
+      return inflight;
+    },
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
   };
 }

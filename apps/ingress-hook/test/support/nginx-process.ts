@@ -100,14 +100,18 @@ export function startNginx(confName: string, replace: Record<string, string>): N
 }
 
 /**
- * infra/nginx/nginx.conf on a free loopback port, asking the hook on `hookPort`; resolves once nginx
- * answers HTTP.
+ * infra/nginx/nginx.conf on a free loopback port, asking the hook on `hookPort` and sending activator-bound
+ * requests to `activatorPort` (when given); resolves once nginx answers HTTP.
  */
-export async function startNginxForHook(hookPort: number): Promise<{ nginx: NginxProcess; port: number }> {
+export async function startNginxForHook(
+  hookPort: number,
+  activatorPort?: number,
+): Promise<{ nginx: NginxProcess; port: number }> {
   const port = await freePort();
   const nginx = startNginx("nginx.conf", {
     "127.0.0.1:8080": `127.0.0.1:${port}`,
     "127.0.0.1:8090": `127.0.0.1:${hookPort}`,
+    ...(activatorPort ? { "127.0.0.1:8089": `127.0.0.1:${activatorPort}` } : {}),
   });
   await waitForHttp(port);
   return { nginx, port };

@@ -168,6 +168,43 @@ describe("thawIngress on workerd against the real @thaw/activator worker (its Du
     expect(calls).toBe(1);
   });
 
+  it("an edge gateway on thawIngress sends held requests through the activator worker, warm ones to the pod", async () => {
+    const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
+    const hook = new IngressHook({
+      clock: systemClock,
+      random: Math.random,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+      activator: httpActivatorClient({
+        baseUrl: "http://activator.internal",
+        clock: systemClock,
+        fetch: (r) => real.fetch(r),
+      }),
+      // The gateway's name for its activator binding.
+      activatorUpstream: "activator.internal:0",
+    });
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", async (c) => {
+      const d = c.var.thaw;
+      // Activator-bound: the middleware already put the revision in Knative-Serving-* on the request.
+      const res =
+        d.via === "activator"
+          ? await real.fetch(c.req.raw)
+          : new Response(JSON.stringify({ pod: d.upstream }));
+      return new Response(res.body, { status: res.status, headers: { "x-via": d.via } });
+    });
+    const cold = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => app.request(`http://hello.localhost/c${i}`)),
+    );
+    expect(cold.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(cold.map((r) => r.headers.get("x-via"))).toEqual(Array(5).fill("activator"));
+    // The activator worker forwarded each to the pod, which echoes the path.
+    expect(await cold[3]!.json()).toEqual({ url: "/c3" });
+    const warm = await app.request("http://hello.localhost/w");
+    expect(warm.headers.get("x-via")).toBe("pod");
+    expect(await warm.json()).toEqual({ pod: `127.0.0.1:${inject("podPort")}` });
+  });
+
   it("a revision the activator does not know is a 404", async () => {
     const real = (env as unknown as { REAL_ACTIVATOR: Fetcher }).REAL_ACTIVATOR;
     const hook = new IngressHook({

@@ -1,0 +1,75 @@
+import { type PodTracker, RevisionThrottler } from "@thaw/activation";
+
+/** A pod slot held while a released request runs; `release` gives it back (once, however often called). */
+export interface PodSlot {
+  readonly dest: string;
+  release(): void;
+}
+
+interface RevisionSlots {
+  endpoints: readonly string[];
+  rt: RevisionThrottler;
+}
+
+/**
+ * The fallback release for a hook with no activator on the request path, where it can see requests finish
+ * (the `thawIngress` middleware): requests held while cold are let go no faster than the ready pods take
+ * them, first come first served. It is the activator's own throttler (@thaw/activation RevisionThrottler:
+ * containerConcurrency slots per pod, one FIFO queue per revision), run in the gateway.
+ */
+export class CapacityRelease {
+  readonly #revisions = new Map<string, RevisionSlots>();
+  readonly #containerConcurrencyFor: (key: string) => number;
+  readonly #queueLimit: number;
+
+  constructor(containerConcurrencyFor: (key: string) => number, queueLimit = 10_000) {
+    this.#containerConcurrencyFor = containerConcurrencyFor;
+    this.#queueLimit = queueLimit;
+  }
+
+  /**
+   * Waits, in arrival order, for a slot on one of `endpoints` (the revision's ready pods now). Undefined when
+   * the revision has no per-pod limit (containerConcurrency 0). Rejects with QueueFullError past the queue
+   * bound, and with the signal's reason when the caller goes away first.
+   */
+  async acquire(
+    key: string,
+    endpoints: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<PodSlot | undefined> {
+    const cc = this.#containerConcurrencyFor(key);
+    if (cc <= 0) return undefined;
+    let r = this.#revisions.get(key);
+    if (!r) {
+      r = {
+        endpoints: [],
+        rt: new RevisionThrottler({ containerConcurrency: cc, queueLimit: this.#queueLimit }),
+      };
+      this.#revisions.set(key, r);
+    }
+    // The warm cache keeps an endpoints array until it changes: identity is the change test.
+    if (endpoints.length > 0 && endpoints !== r.endpoints) {
+      r.endpoints = endpoints;
+      r.rt.updateDestinations(endpoints);
+    }
+    const tracker = await r.rt.acquire(signal);
+    return slot(r.rt, tracker);
+  }
+
+  /** Requests waiting for a slot of `key`, for status and tests. */
+  waiting(key: string): number {
+    return this.#revisions.get(key)?.rt.waiting ?? 0;
+  }
+}
+
+function slot(rt: RevisionThrottler, tracker: PodTracker): PodSlot {
+  let done = false;
+  return {
+    dest: tracker.dest,
+    release: () => {
+      if (done) return;
+      done = true;
+      rt.release(tracker);
+    },
+  };
+}

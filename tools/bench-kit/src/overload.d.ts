@@ -1,0 +1,35 @@
+/** Path of the overload tests' app. */
+export const OVERLOAD_APP: string;
+/** Knative's queue-full text. */
+export const QUEUE_FULL_TEXT: string;
+/** The outcome of one request of a burst. */
+export interface BurstResult {
+  i: number;
+  ms: number;
+  status: number;
+  retryAfter?: string;
+  body: string;
+  error?: string;
+}
+/** Sends `count` GETs at once, each on its own connection, and records every outcome. */
+export function fireBurst(o: {
+  port: number;
+  host: string;
+  count: number;
+  path?: (i: number) => string;
+  timeoutMs?: number;
+}): Promise<BurstResult[]>;
+/** Counts a burst's outcomes. */
+export function tallyBurst(results: BurstResult[]): {
+  byStatus: Record<string, number>;
+  errors: number;
+  retryable503: number;
+  bare503: number;
+  podQueueFull: number;
+};
+/** How far the app-side arrival order strays from the send order. */
+export function orderAtApp(results: BurstResult[]): {
+  answered: number;
+  invertedShare: number;
+  maxDisplacement: number;
+};

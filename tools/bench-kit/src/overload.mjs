@@ -1,0 +1,102 @@
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+
+/** Path of the overload tests' app (see overload-app.mjs). */
+export const OVERLOAD_APP = fileURLToPath(new URL("./overload-app.mjs", import.meta.url));
+
+/** The text a queue-proxy's own breaker answers with (Knative's), and the activator's queue too. */
+export const QUEUE_FULL_TEXT = "pending request queue full";
+
+/**
+ * Sends `count` GETs at once, each on its own connection, in index order, and waits for every answer
+ * (or error, or `timeoutMs`). Never rejects: each outcome is recorded.
+ * @param {{ port: number, host: string, count: number, path?: (i: number) => string, timeoutMs?: number }} o
+ * @returns {Promise<import("./overload.js").BurstResult[]>}
+ */
+export function fireBurst({ port, host, count, path = (i) => `/burst/${i}`, timeoutMs = 60_000 }) {
+  const one = (/** @type {number} */ i) =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const done = (/** @type {object} */ r) => resolve({ i, ms: performance.now() - t0, ...r });
+      const req = http.request(
+        { host: "127.0.0.1", port, path: path(i), method: "GET", headers: { host }, agent: false },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => {
+            body += d;
+          });
+          res.on("end", () =>
+            done({
+              status: res.statusCode ?? 0,
+              retryAfter: res.headers["retry-after"],
+              body,
+            }),
+          );
+          res.on("error", (e) => done({ status: 0, error: errorName(e), body }));
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+      req.on("error", (e) => done({ status: 0, error: errorName(e), body: "" }));
+      req.end();
+    });
+  return Promise.all(Array.from({ length: count }, (_, i) => one(i)));
+}
+
+/** @param {unknown} e */
+function errorName(e) {
+  return /** @type {{ code?: string }} */ (e).code ?? String(e);
+}
+
+/**
+ * Counts a burst's outcomes: by status, errors (resets, timeouts), 503s with and without Retry-After, and
+ * the 503s a pod's own breaker gave (the queue-full text without Retry-After: the activator's queue-full
+ * answer carries Retry-After).
+ * @param {import("./overload.js").BurstResult[]} results
+ */
+export function tallyBurst(results) {
+  /** @type {Record<string, number>} */
+  const byStatus = {};
+  let errors = 0;
+  let retryable503 = 0;
+  let bare503 = 0;
+  let podQueueFull = 0;
+  for (const r of results) {
+    const k = r.error ? `error ${r.error}` : String(r.status);
+    byStatus[k] = (byStatus[k] ?? 0) + 1;
+    if (r.error) errors++;
+    if (r.status === 503) {
+      if (r.retryAfter !== undefined && Number(r.retryAfter) >= 1) retryable503++;
+      else bare503++;
+      if (r.retryAfter === undefined && r.body.includes(QUEUE_FULL_TEXT)) podQueueFull++;
+    }
+  }
+  return { byStatus, errors, retryable503, bare503, podQueueFull };
+}
+
+/**
+ * How far the order requests reached the app in strays from the order they were sent in: the answered
+ * requests sorted by their arrival time at the app (`at` in the app's JSON), then the share of pairs that
+ * are inverted (0 = the same order, 0.5 = no relation) and the largest displacement of one request.
+ * @param {import("./overload.js").BurstResult[]} results
+ */
+export function orderAtApp(results) {
+  const arrived = results
+    .filter((r) => r.status === 200)
+    .map((r) => ({ i: r.i, at: /** @type {{ at: number }} */ (JSON.parse(r.body)).at }))
+    .sort((a, b) => a.at - b.at);
+  let inverted = 0;
+  for (let a = 0; a < arrived.length; a++) {
+    const ia = /** @type {{ i: number }} */ (arrived[a]).i;
+    for (let b = a + 1; b < arrived.length; b++)
+      if (ia > /** @type {{ i: number }} */ (arrived[b]).i) inverted++;
+  }
+  const pairs = (arrived.length * (arrived.length - 1)) / 2;
+  const ranks = [...arrived].sort((x, y) => x.i - y.i);
+  const rankOf = new Map(ranks.map((r, k) => [r.i, k]));
+  let maxDisplacement = 0;
+  arrived.forEach((r, k) => {
+    maxDisplacement = Math.max(maxDisplacement, Math.abs(k - /** @type {number} */ (rankOf.get(r.i))));
+  });
+  return { answered: arrived.length, invertedShare: pairs === 0 ? 0 : inverted / pairs, maxDisplacement };
+}
