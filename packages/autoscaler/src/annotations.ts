@@ -2,7 +2,7 @@ import type { AutoscalerConfig } from "./config.js";
 import { TARGET_MIN, WINDOW_MAX_MS, WINDOW_MIN_MS } from "./config.js";
 import { parseGoDuration } from "./duration.js";
 import type { Issue } from "./issues.js";
-import { parseFloatStrict, parseInt32Strict } from "./scalars.js";
+import { parseGoFloat, parseGoInt32 } from "./scalars.js";
 
 /** Knative's per-revision annotation prefix. */
 export const AUTOSCALING_PREFIX = "autoscaling.knative.dev/";
@@ -81,8 +81,15 @@ export function parseAnnotations(
   const num = (key: string, lo: number, hi: number, range: string, int = false): number | undefined => {
     const e = get(key);
     if (!e) return undefined;
-    const n = int ? parseInt32Strict(e[1]) : parseFloatStrict(e[1]);
-    if (n === undefined || n < lo || n > hi) {
+    const n = int ? parseGoInt32(e[1]) : parseGoFloat(e[1]);
+    if (n === undefined) {
+      const what = int
+        ? "a 32-bit whole number (Go's strconv.ParseInt)"
+        : "a number (Go's strconv.ParseFloat)";
+      issues.push({ path: e[0], message: `${JSON.stringify(e[1])} is not ${what}; it must be ${range}` });
+      return undefined;
+    }
+    if (n < lo || n > hi) {
       issues.push({ path: e[0], message: `${JSON.stringify(e[1])} must be ${range}` });
       return undefined;
     }
@@ -135,7 +142,7 @@ export function parseAnnotations(
   set("targetUtilizationPercentage", num("target-utilization-percentage", 1, 100, "in [1, 100]"));
   const tbc = get("target-burst-capacity");
   if (tbc) {
-    const n = parseFloatStrict(tbc[1]);
+    const n = parseGoFloat(tbc[1]);
     if (n === undefined || (n < 0 && n !== -1)) {
       issues.push({ path: tbc[0], message: `${JSON.stringify(tbc[1])} must be ≥ 0 or exactly -1` });
     } else value.targetBurstCapacity = n;

@@ -37,6 +37,8 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
+  // An object may have no prototype (nothing to print it with): name its kind, never call String on it.
+  if (typeof v === "object" || typeof v === "function") return `an ${typeof v}`;
   return typeof v === "string" ? JSON.stringify(v) : `${typeof v} ${String(v)}`;
 }
 
