@@ -63,21 +63,20 @@ export function dispatch(kinds: readonly Kind[], v: Vector): Outcome | Promise<O
   if (hits.length === 1) return (hits[0] as Fit).kind.run(v);
   if (hits.length > 1) return fail(`ambiguous shape: ${hits.map((h) => h.kind.name).join(", ")} all match`);
   const shape = `input {${Object.keys(v.input).join(", ")}}, expect {${Object.keys(v.expect).join(", ")}}`;
-  const best = [...fits].sort(
-    (a, b) =>
-      a.missing.length +
-      a.unknown.length +
-      Number(a.whenFails) -
-      (b.missing.length + b.unknown.length + Number(b.whenFails)),
-  )[0];
-  if (!best) return fail(`no adapter kind reads ${shape}`);
-  const why = best.whenFails
-    ? `its keys fit but ${best.kind.when?.text} does not hold`
-    : [
-        best.missing.length ? `missing ${best.missing.join(", ")}` : "",
-        best.unknown.length ? `unknown ${best.unknown.join(", ")}` : "",
-      ]
-        .filter(Boolean)
-        .join("; ");
-  return fail(`no adapter kind reads ${shape}; closest is "${best.kind.name}": ${why}`);
+  const score = (f: Fit) => f.missing.length + f.unknown.length + Number(f.whenFails);
+  const least = Math.min(...fits.map(score));
+  // Every kind at the least distance is named: a tie means the vector could be meant as any of them.
+  const closest = fits.filter((f) => score(f) === least);
+  if (closest.length === 0) return fail(`no adapter kind reads ${shape}`);
+  const why = (f: Fit) =>
+    f.whenFails
+      ? `its keys fit but ${f.kind.when?.text} does not hold`
+      : [
+          f.missing.length ? `missing ${f.missing.join(", ")}` : "",
+          f.unknown.length ? `unknown ${f.unknown.join(", ")}` : "",
+        ]
+          .filter(Boolean)
+          .join("; ");
+  const named = closest.map((f) => `"${f.kind.name}": ${why(f)}`).join(" | ");
+  return fail(`no adapter kind reads ${shape}; closest ${closest.length > 1 ? "are" : "is"} ${named}`);
 }

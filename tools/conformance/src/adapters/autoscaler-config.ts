@@ -223,7 +223,7 @@ function configIssues(v: Vector): Outcome {
 }
 
 /** Every kind autoscaler-config.json holds, by the shape of its input and expect. */
-export const AUTOSCALER_CONFIG_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   { name: "config-autoscaler parse", input: ["data"], expect: ["config"], run: newConfig },
   { name: "config-autoscaler refusal", input: ["data"], expect: ["error"], run: newConfig },
   { name: "config-autoscaler refused keys", input: ["data"], expect: ["refusedKeys"], run: configIssues },
@@ -311,4 +311,4 @@ export const AUTOSCALER_CONFIG_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/autoscaler's config parsing, derivations, status helpers and scale step with autoscaler-config.json. */
-export const adapter: Adapter = { run: (v) => dispatch(AUTOSCALER_CONFIG_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

@@ -155,7 +155,7 @@ async function runSemaphore(v: Vector): Promise<Outcome> {
 }
 
 /** Every kind breaker.json holds, by the shape of its input and expect. */
-export const BREAKER_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "breaker constructor",
     input: ["params"],
@@ -205,7 +205,7 @@ export const BREAKER_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/activation's Breaker, Semaphore and gated handler with breaker.json. */
-export const adapter: Adapter = { run: (v) => dispatch(BREAKER_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };
 
 /** Queue-proxy handler vectors, run through `gatedHandler` in front of a controllable upstream. */
 async function runHandler(v: Vector): Promise<Outcome> {

@@ -197,7 +197,7 @@ const isKind = (...kinds: string[]) => ({
 });
 
 /** Every kind bucket-window.json holds, by the shape of its input and expect. */
-export const BUCKET_WINDOW_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "averaging window script",
     input: ["kind", "windowMs", "granularityMs", "ops"],
@@ -264,4 +264,4 @@ export const BUCKET_WINDOW_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/autoscaler's windows, collector, max windows and helpers with bucket-window.json. */
-export const adapter: Adapter = { run: (v) => dispatch(BUCKET_WINDOW_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

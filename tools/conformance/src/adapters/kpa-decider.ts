@@ -93,7 +93,7 @@ function runDecider(v: Vector): Outcome {
 }
 
 /** Both kinds kpa-decider.json holds: a script of ticks, or construction checks only. */
-export const KPA_DECIDER_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "decider ticks",
     input: ["readyPodsAtCreation", "spec", "steps"],
@@ -111,4 +111,4 @@ export const KPA_DECIDER_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/autoscaler's Decider with kpa-decider.json. */
-export const adapter: Adapter = { run: (v) => dispatch(KPA_DECIDER_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

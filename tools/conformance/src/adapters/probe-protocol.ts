@@ -213,7 +213,7 @@ async function queueHealth(v: Vector): Promise<Outcome> {
 }
 
 /** Every kind probe-protocol.json holds, by the shape of its input and expect. */
-export const PROBE_PROTOCOL_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "networking isKubeletProbe",
     input: ["headers"],
@@ -345,4 +345,4 @@ export const PROBE_PROTOCOL_KINDS: readonly Kind[] = [
 ];
 
 /** Drives conformance/knative/probe-protocol.json through @thaw/protocol's public API. */
-export const adapter: Adapter = { run: (v) => dispatch(PROBE_PROTOCOL_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

@@ -117,7 +117,7 @@ function validation(v: Vector): Outcome {
 }
 
 /** Every kind readiness-probe.json holds, by the shape of its input and expect. */
-export const READINESS_PROBE_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "SERVING_READINESS_PROBE decoding",
     input: ["env"],
@@ -154,4 +154,4 @@ export const READINESS_PROBE_KINDS: readonly Kind[] = [
 ];
 
 /** Routes each vector by the shape of its input and expect. */
-export const adapter: Adapter = { run: (v) => dispatch(READINESS_PROBE_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

@@ -107,7 +107,7 @@ const isKind = (kind: string) => ({
 });
 
 /** Every kind request-stats.json holds, by the shape of its input and expect. */
-export const REQUEST_STATS_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "request stats",
     input: ["kind", "createdAtMs", "events"],
@@ -135,4 +135,4 @@ export const REQUEST_STATS_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/activation's request stats and reporters with request-stats.json. */
-export const adapter: Adapter = { run: (v) => dispatch(REQUEST_STATS_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

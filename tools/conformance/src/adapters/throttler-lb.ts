@@ -211,7 +211,7 @@ async function probePods(i: Rec, e: Rec): Promise<Outcome> {
 const n = (v: Vector, k: string) => Number(v.input[k]);
 
 /** Every kind throttler-lb.json holds, by the shape of its input and expect. */
-export const THROTTLER_LB_KINDS: readonly Kind[] = [
+export const kinds: readonly Kind[] = [
   {
     name: "update capacity",
     input: ["backendCount", "containerConcurrency", "numActivators", "podTrackers", "revisionBreaker"],
@@ -318,4 +318,4 @@ export const THROTTLER_LB_KINDS: readonly Kind[] = [
 ];
 
 /** Drives @thaw/activation's throttler, LB policies and backend probing with throttler-lb.json. */
-export const adapter: Adapter = { run: (v) => dispatch(THROTTLER_LB_KINDS, v) };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };
