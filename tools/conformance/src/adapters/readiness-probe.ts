@@ -13,8 +13,12 @@ import {
   queueProxyOwnProbe,
   queueProxyProbeEnv,
   queueServingPortOf,
+  type RevisionLimits,
   type RevisionSpec,
+  renderFieldErrors,
+  userContainerProbes,
   validateContainer,
+  validateRevisionBounds,
 } from "@thaw/readiness";
 import { diff } from "../compare.js";
 import { dispatch, type Kind } from "../shape.js";
@@ -94,7 +98,25 @@ function queueGeneration(v: Vector): Outcome {
     const d = diff(own, v.expect.queueReadinessProbe, "$.queueReadinessProbe");
     if (d) return fail(d);
   }
+  if (v.expect.userContainerProbes !== undefined) {
+    // What kubelet still runs on the user container once the queue-proxy owns readiness (b.3).
+    const left = userContainerProbes(serving, Number(env.USER_PORT), { multiContainerProbing: f.multi });
+    const d = diff(left, v.expect.userContainerProbes, "$.userContainerProbes");
+    if (d) return fail(d);
+  }
   return pass;
+}
+
+/** Revision-level bounds (b.2): `timeoutSeconds` and `containerConcurrency` against config-defaults. */
+function revisionBounds(v: Vector): Outcome {
+  const errors = validateRevisionBounds(
+    v.input.revisionSpec as { timeoutSeconds?: number; containerConcurrency?: number },
+    (v.input.limits ?? {}) as RevisionLimits,
+  );
+  const got = errors.length === 0 ? null : renderFieldErrors(errors);
+  return got === v.expect.error
+    ? pass
+    : fail(`expected ${JSON.stringify(v.expect.error)}\n got ${JSON.stringify(got)}`);
 }
 
 function defaulting(v: Vector): Outcome {
@@ -109,8 +131,8 @@ function validation(v: Vector): Outcome {
   // Which validator runs is an input: `role`, else the serving container's, unless the vector comes from
   // a sidecar test (the public vectors say so only in their source); see tools/conformance/README.md.
   const role = v.input.role ?? (/sidecar/i.test(v.source) ? "sidecar" : "serving");
-  if (role !== "serving" && role !== "sidecar")
-    return fail(`input.role must be serving or sidecar, got ${String(role)}`);
+  if (role !== "serving" && role !== "sidecar" && role !== "init")
+    return fail(`input.role must be serving, sidecar or init, got ${String(role)}`);
   const got = validateContainer(v.input.container, { role, multiContainerProbing: f.multi });
   const want = v.expect.error ?? null;
   return got === want ? pass : fail(`expected ${JSON.stringify(want)}\n got ${JSON.stringify(got)}`);
@@ -139,7 +161,7 @@ export const kinds: readonly Kind[] = [
     input: ["servingContainer"],
     optionalInput: ["features", "containerConcurrency"],
     expect: [],
-    optionalExpect: ["SERVING_READINESS_PROBE", "queueReadinessProbe", "env"],
+    optionalExpect: ["SERVING_READINESS_PROBE", "queueReadinessProbe", "env", "userContainerProbes"],
     run: queueGeneration,
   },
   { name: "revision defaulting", input: ["spec"], expect: ["spec"], run: defaulting },
@@ -149,6 +171,13 @@ export const kinds: readonly Kind[] = [
     optionalInput: ["features", "role"],
     expect: ["error"],
     run: validation,
+  },
+  {
+    name: "revision bounds validation",
+    input: ["revisionSpec"],
+    optionalInput: ["limits"],
+    expect: ["error"],
+    run: revisionBounds,
   },
   ...EXECUTION_KINDS,
 ];
