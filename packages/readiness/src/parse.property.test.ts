@@ -72,3 +72,41 @@ describe("parseProbe (property)", () => {
     );
   });
 });
+
+describe("parseProbe of JSON text (Go's decoder)", () => {
+  it.each(["1.0", "1e0", "2E1", "-0.0", "1.5"])(
+    "refuses %s in an integer field, naming the field",
+    (literal) => {
+      const r = parseProbe(`{"tcpSocket":{"port":8080},"periodSeconds":${literal}}`, {
+        path: "readinessProbe",
+      });
+      expect(r).toEqual({
+        ok: false,
+        issues: [
+          {
+            path: "readinessProbe.periodSeconds",
+            message: `expected a 32-bit integer, got number ${literal}`,
+          },
+        ],
+      });
+    },
+  );
+
+  it("refuses a port written 8080.0 and a fractional grace period; strings with dots are untouched", () => {
+    const r = parseProbe('{"httpGet":{"port":8080.0,"path":"/v1.0/e1"},"terminationGracePeriodSeconds":3e1}');
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.issues.map((i) => i.path).sort()).toEqual(["httpGet.port", "terminationGracePeriodSeconds"]);
+    const ok = parseProbe('{"httpGet":{"port":8080,"path":"/v1.0/e1?x=\\"2.5\\""},"periodSeconds":-3}');
+    expect(ok).toEqual({
+      ok: true,
+      value: { httpGet: { port: 8080, path: '/v1.0/e1?x="2.5"' }, periodSeconds: -3 },
+    });
+  });
+
+  it("a whole probe that is a number is refused as not an object", () => {
+    const r = parseProbe("1.5");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]?.message).toBe("expected an object, got number 1.5");
+  });
+});
