@@ -3,6 +3,8 @@ import {
   activatorForwardHeaders,
   isProxiedRequest,
   originalHost,
+  passthroughLbHeaders,
+  privateServiceHost,
   queueProxyForwardHeaders,
   withoutInternalHeaders,
 } from "./forward-headers.js";
@@ -97,5 +99,18 @@ describe("internal headers", () => {
     ["", false],
   ])("K-Proxy-Request %j proxied: %s", (value, want) => {
     expect(isProxiedRequest(new Headers({ "K-Proxy-Request": value }))).toBe(want);
+  });
+});
+
+describe("passthrough LB", () => {
+  it("targets <rev>-private.<ns> with K-Passthrough-Lb: true and keeps the other headers", () => {
+    const rev = { namespace: "prod", name: "hello-00003" };
+    expect(privateServiceHost(rev)).toBe("hello-00003-private.prod");
+    const out = passthroughLbHeaders(new Headers({ "K-Original-Host": "hello.example.com" }), rev);
+    expect(entries(out)).toEqual({
+      host: "hello-00003-private.prod",
+      "k-original-host": "hello.example.com",
+      "k-passthrough-lb": "true",
+    });
   });
 });
