@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   activatorForwardHeaders,
+  activatorUpstreamHeaders,
   isProxiedRequest,
   originalHost,
   passthroughLbHeaders,
@@ -112,5 +113,31 @@ describe("passthrough LB", () => {
       "k-original-host": "hello.example.com",
       "k-passthrough-lb": "true",
     });
+  });
+});
+
+describe("activator upstream headers", () => {
+  it("drops hop-by-hop headers, including those Connection names", () => {
+    const h = new Headers({
+      connection: "x-hop",
+      "x-hop": "1",
+      "keep-alive": "5",
+      te: "trailers",
+      "x-app": "2",
+    });
+    expect(entries(activatorUpstreamHeaders(h, "a.example"))).toEqual({
+      "k-original-host": "a.example",
+      "k-proxy-request": "activator",
+      "x-app": "2",
+    });
+  });
+
+  it("keeps a websocket handshake's Upgrade", () => {
+    const h = new Headers({ connection: "Upgrade", upgrade: "websocket" });
+    const out = activatorUpstreamHeaders(h, "a.example");
+    expect([out.get("upgrade"), out.get("connection")]).toEqual(["websocket", "Upgrade"]);
+    expect(
+      activatorUpstreamHeaders(new Headers({ connection: "Upgrade", upgrade: "h2c" }), "a").has("upgrade"),
+    ).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { Header, INTERNAL_HEADERS, PROXY_REQUEST_ACTIVATOR } from "./headers.js";
+import { stripHopByHop } from "./hop-by-hop.js";
 import type { RevisionId } from "./revision-id.js";
 
 /** Headers that name the target revision; both reverse proxies (activator, queue-proxy) drop them. */
@@ -23,6 +24,21 @@ export function activatorForwardHeaders(headers: Headers, host: string): Headers
   out.delete("host");
   out.set(Header.proxyRequest, PROXY_REQUEST_ACTIVATOR);
   for (const name of REVISION_HEADERS) out.delete(name);
+  return out;
+}
+
+/**
+ * The headers the activator's proxy handler sends upstream: {@link activatorForwardHeaders} without
+ * hop-by-hop headers, except that a websocket handshake keeps `Upgrade: websocket` and
+ * `Connection: Upgrade` (Workers forward it through fetch; Node splices the sockets).
+ */
+export function activatorUpstreamHeaders(headers: Headers, host: string): Headers {
+  const out = stripHopByHop(activatorForwardHeaders(headers, host));
+  const upgrade = headers.get("upgrade");
+  if (upgrade?.toLowerCase() === "websocket") {
+    out.set("upgrade", upgrade);
+    out.set("connection", "Upgrade");
+  }
   return out;
 }
 

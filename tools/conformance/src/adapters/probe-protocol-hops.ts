@@ -1,11 +1,11 @@
 /**
  * Host rewriting across the activator and queue-proxy hops, passthrough LB, and the activator's backend
  * probe request (knative-spec.md a.1, P2, d.1), each driven through the code that runs in production:
- * the activator's `activatorForwardHeaders` and `passthroughLbHeaders` (@thaw/protocol), the queue-proxy's
+ * the activator's `activatorUpstreamHeaders` and `passthroughLbHeaders` (@thaw/protocol), the queue-proxy's
  * own request-head scanner (@thaw/queue-proxy), the backend prober's `probeDestination` (@thaw/activation).
  */
 import { probeDestination } from "@thaw/activation";
-import { activatorForwardHeaders, passthroughLbHeaders, type RevisionId } from "@thaw/protocol";
+import { activatorUpstreamHeaders, passthroughLbHeaders, type RevisionId } from "@thaw/protocol";
 import { scanRequestHead } from "@thaw/queue-proxy";
 import { fail, type Outcome, type Vector } from "../types.js";
 import { checkKeys } from "./probe-protocol-check.js";
@@ -37,7 +37,7 @@ function revisionOf(v: unknown): RevisionId | undefined | string {
 function activatorHop(req: Hop, hop: Rec): Hop | string {
   const rev = revisionOf(hop.passthroughLb);
   if (typeof rev === "string") return rev;
-  let h = activatorForwardHeaders(new Headers(req.headers), req.host ?? "");
+  let h = activatorUpstreamHeaders(new Headers(req.headers), req.host ?? "");
   if (rev) h = passthroughLbHeaders(h, rev);
   // The upstream URL's authority becomes Host unless passthrough LB names one.
   const host = h.get("host") ?? (typeof hop.upstream === "string" ? hop.upstream : DEFAULT_UPSTREAM);

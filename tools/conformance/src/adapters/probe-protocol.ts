@@ -1,8 +1,8 @@
 import { ManualClock } from "@thaw/clock/testing";
 import {
-  activatorForwardHeaders,
   activatorHealthResponse,
   activatorProbeResponse,
+  activatorUpstreamHeaders,
   activeEndpointNotFoundResponse,
   answerNetworkProbe,
   Drainer,
@@ -150,7 +150,7 @@ async function activationHandler(v: Vector): Promise<Outcome> {
     request: { host: string };
   };
   const expect = v.expect as Expect;
-  const forwarded = activatorForwardHeaders(new Headers(), input.request.host);
+  const forwarded = activatorUpstreamHeaders(new Headers(), input.request.host);
   let res: Response;
   if (input.throttlerError !== null) {
     const code = THROTTLER_ERRORS[input.throttlerError];
