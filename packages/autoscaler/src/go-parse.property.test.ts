@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AUTOSCALING_PREFIX, parseAnnotations } from "./annotations.js";
 import { parseAutoscalerConfig } from "./config.js";
 import { goDurationString, parseGoDurationNs } from "./duration.js";
-import { parseGoBool, parseGoFloat, parseGoInt32 } from "./scalars.js";
+import { parseGoBool, parseGoFloat, parseGoInt32, parseGoInt64 } from "./scalars.js";
 
 const GO_TRUE = ["1", "t", "T", "TRUE", "true", "True"];
 const GO_FALSE = ["0", "f", "F", "FALSE", "false", "False"];
@@ -177,27 +177,41 @@ describe("strconv.ParseInt(s, 10, 32) and strconv.ParseFloat(s, 64)", () => {
       "panic-window-percentage",
       "panic-threshold-percentage",
     ];
-    const ints = ["min-scale", "max-scale", "initial-scale", "activation-scale"];
+    const ints = ["min-scale", "max-scale", "activation-scale"];
     const durations = ["window", "scale-down-delay", "scale-to-zero-pod-retention-period"];
     fc.assert(
-      fc.property(fc.constantFrom(...numeric, ...ints, ...durations), configish, (key, s) => {
-        const parses = numeric.includes(key)
-          ? parseGoFloat(s) !== undefined
-          : ints.includes(key)
-            ? parseGoInt32(s) !== undefined
-            : parseGoDurationNs(s) !== undefined;
-        fc.pre(!parses);
-        const full = AUTOSCALING_PREFIX + key;
-        const r = parseAnnotations({ [full]: s });
-        expect(r.issues.map((i) => i.path)).toEqual([full]);
-        expect(Object.keys(r.value)).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...numeric, ...ints, "initial-scale", ...durations),
+        configish,
+        (key, s) => {
+          // initial-scale is read with strconv.Atoi (64 bits), the other ints with ParseInt(s, 10, 32).
+          const parses = numeric.includes(key)
+            ? parseGoFloat(s) !== undefined
+            : ints.includes(key)
+              ? parseGoInt32(s) !== undefined
+              : key === "initial-scale"
+                ? parseGoInt64(s) !== undefined
+                : parseGoDurationNs(s) !== undefined;
+          fc.pre(!parses);
+          const full = AUTOSCALING_PREFIX + key;
+          const r = parseAnnotations({ [full]: s });
+          expect(r.issues.map((i) => i.path)).toEqual([full]);
+          expect(Object.keys(r.value)).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });
 });
 
 describe("Go's literal forms", () => {
+  it("Atoi takes int64, ParseInt(s, 10, 32) only int32", () => {
+    expect(parseGoInt64("3000000000")).toBe(3_000_000_000);
+    expect(parseGoInt32("3000000000")).toBeUndefined();
+    expect(parseGoInt64("9223372036854775808")).toBeUndefined();
+    expect(parseGoInt64("-9223372036854775808")).toBe(-(2 ** 63));
+  });
+
   it.each([
     ["1_000", 1000],
     ["0x1p-2", 0.25],

@@ -87,6 +87,13 @@ export function parseGoInt32(text: string): number | undefined {
   return n >= -2147483648 && n <= 2147483647 ? n : undefined;
 }
 
+/** strconv.Atoi on a 64-bit platform: like {@link parseGoInt32} within int64 (beyond 2^53 the number is rounded). */
+export function parseGoInt64(text: string): number | undefined {
+  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const n = BigInt(text);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? Number(n) : undefined;
+}
+
 /** Turns a YAML/JSON scalar into the string Knative would have found in a ConfigMap or annotation. */
 export function scalarText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
