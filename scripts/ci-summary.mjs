@@ -38,6 +38,9 @@ try {
   passed += c.passed;
   failed += c.failed;
   console.log(`ci: conformance: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+  // Per vector set: Knative's transcribed vectors and Thaw's own (conformance/knative, conformance/thaw).
+  for (const [set, t] of Object.entries(c.sets ?? {}))
+    console.log(`ci: conformance/${set}: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
 } catch {
   console.log("ci: conformance did not run");
 }

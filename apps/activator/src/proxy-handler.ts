@@ -1,6 +1,6 @@
 import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
 import {
-  activatorForwardHeaders,
+  activatorUpstreamHeaders,
   ErrorCode,
   errorTextResponse,
   httpStatusFor,
@@ -60,13 +60,7 @@ export async function proxyRequest(
     clientSignal: req.signal,
   });
   const url = new URL(req.url);
-  const headers = stripHopByHop(activatorForwardHeaders(req.headers, req.headers.get("host") ?? url.host));
-  // A websocket handshake keeps its Upgrade (Workers forward it through fetch; Node splices sockets instead).
-  const upgrade = req.headers.get("upgrade");
-  if (upgrade?.toLowerCase() === "websocket") {
-    headers.set("upgrade", upgrade);
-    headers.set("connection", "Upgrade");
-  }
+  const headers = activatorUpstreamHeaders(req.headers, req.headers.get("host") ?? url.host);
   const cold = gate.readyEndpoints().length === 0;
   try {
     const body =

@@ -30,6 +30,7 @@ export {
   type RunningQueueProxy,
   startQueueProxy,
 } from "./queue-proxy.js";
+export { type RequestHead, scanRequestHead } from "./request-head.js";
 export { DURATION_BUCKETS_SECONDS, RequestMetrics } from "./request-metrics.js";
 export { deadlineOf, type TimeoutPolicy, TimeoutSweeper } from "./timeouts.js";
 export { CERT_RELOAD_PERIOD_MS, type CertFiles, certFilesIn, loadCertPair } from "./tls-port.js";

@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import { Header, Path, ProbeValue, UserAgent } from "@thaw/protocol";
+import { Header, Path, ProbeValue, passthroughLbHeaders, type RevisionId, UserAgent } from "@thaw/protocol";
 
 /** The part of Web `fetch` the prober uses; pass `globalThis.fetch` or a test double. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -17,21 +17,32 @@ export interface ProbeOutcome {
 /** Knative's mesh compatibility mode (d.3); `auto` probes every destination. */
 export type MeshMode = "auto" | "enabled" | "disabled";
 
+/** The headers of the activator's backend probe (P2); with `passthroughLb`, also its Host and K-Passthrough-Lb. */
+export function backendProbeHeaders(passthroughLb?: RevisionId): Headers {
+  const h = new Headers({
+    [Header.networkProbe]: ProbeValue.queue,
+    [Header.userAgent]: UserAgent.activatorProbe,
+  });
+  return passthroughLb ? passthroughLbHeaders(h, passthroughLb) : h;
+}
+
 /**
  * Probes one queue-proxy the way Knative's activator does (d.3): `GET /healthz` with
- * `K-Network-Probe: queue` and the activator's user agent. Aborting `signal` fails the probe.
+ * `K-Network-Probe: queue` and the activator's user agent, plus the passthrough-LB Host and header when
+ * `passthroughLb` names the revision. Aborting `signal` fails the probe.
  */
 export async function probeDestination(
   fetch: FetchLike,
   dest: string,
   signal: AbortSignal,
   scheme = "http",
+  passthroughLb?: RevisionId,
 ): Promise<ProbeOutcome> {
   let res: Response;
   try {
     res = await fetch(`${scheme}://${dest}${Path.healthz}`, {
       method: "GET",
-      headers: { [Header.networkProbe]: ProbeValue.queue, [Header.userAgent]: UserAgent.activatorProbe },
+      headers: backendProbeHeaders(passthroughLb),
       signal,
     });
   } catch (err) {

@@ -2,7 +2,7 @@ import type { AutoscalerConfig } from "./config.js";
 import { TARGET_MIN, WINDOW_MAX_MS, WINDOW_MIN_MS } from "./config.js";
 import { parseGoDuration } from "./duration.js";
 import type { Issue } from "./issues.js";
-import { parseFloatStrict, parseInt32Strict } from "./scalars.js";
+import { parseGoFloat, parseGoInt32, parseGoInt64 } from "./scalars.js";
 
 /** Knative's per-revision annotation prefix. */
 export const AUTOSCALING_PREFIX = "autoscaling.knative.dev/";
@@ -78,11 +78,19 @@ export function parseAnnotations(
     }
     return undefined;
   };
-  const num = (key: string, lo: number, hi: number, range: string, int = false): number | undefined => {
+  // `int`: the Go integer parser Knative uses for the key (ParseInt 32-bit, or Atoi's 64 bits).
+  const num = (key: string, lo: number, hi: number, range: string, int?: 32 | 64): number | undefined => {
     const e = get(key);
     if (!e) return undefined;
-    const n = int ? parseInt32Strict(e[1]) : parseFloatStrict(e[1]);
-    if (n === undefined || n < lo || n > hi) {
+    const n = int === 64 ? parseGoInt64(e[1]) : int ? parseGoInt32(e[1]) : parseGoFloat(e[1]);
+    if (n === undefined) {
+      const what = int
+        ? `a ${int}-bit whole number (Go's ${int === 64 ? "strconv.Atoi" : "strconv.ParseInt"})`
+        : "a number (Go's strconv.ParseFloat)";
+      issues.push({ path: e[0], message: `${JSON.stringify(e[1])} is not ${what}; it must be ${range}` });
+      return undefined;
+    }
+    if (n < lo || n > hi) {
       issues.push({ path: e[0], message: `${JSON.stringify(e[1])} must be ${range}` });
       return undefined;
     }
@@ -123,10 +131,20 @@ export function parseAnnotations(
       });
     } else value.class = c;
   }
+  // Knative checks the metric only for its own classes: KPA (also when no class is given) takes
+  // concurrency or rps, HPA any non-empty metric, other autoscalers' classes anything.
+  const klass = cls?.[1] ?? "kpa.autoscaling.knative.dev";
   const metric = get("metric");
   if (metric) {
-    if (metric[1] === "concurrency" || metric[1] === "rps") value.metric = metric[1];
-    else issues.push({ path: metric[0], message: `${JSON.stringify(metric[1])} must be concurrency or rps` });
+    const m = metric[1];
+    if (m === "concurrency" || m === "rps") value.metric = m;
+    else if (
+      klass === "kpa.autoscaling.knative.dev" ||
+      (klass === "hpa.autoscaling.knative.dev" && m === "")
+    ) {
+      const want = klass === "hpa.autoscaling.knative.dev" ? "a metric name" : "concurrency or rps";
+      issues.push({ path: metric[0], message: `${JSON.stringify(m)} must be ${want}` });
+    }
   }
   const set = <K extends keyof RevisionAnnotations>(k: K, v: RevisionAnnotations[K] | undefined) => {
     if (v !== undefined) value[k] = v;
@@ -135,7 +153,7 @@ export function parseAnnotations(
   set("targetUtilizationPercentage", num("target-utilization-percentage", 1, 100, "in [1, 100]"));
   const tbc = get("target-burst-capacity");
   if (tbc) {
-    const n = parseFloatStrict(tbc[1]);
+    const n = parseGoFloat(tbc[1]);
     if (n === undefined || (n < 0 && n !== -1)) {
       issues.push({ path: tbc[0], message: `${JSON.stringify(tbc[1])} must be ≥ 0 or exactly -1` });
     } else value.targetBurstCapacity = n;
@@ -144,13 +162,13 @@ export function parseAnnotations(
   set("panicWindowPercentage", num("panic-window-percentage", 1, 100, "in [1, 100]"));
   set("panicThresholdPercentage", num("panic-threshold-percentage", 110, 1000, "in [110, 1000]"));
   const intMax = 2147483647;
-  set("minScale", num("min-scale", 0, intMax, "a whole number ≥ 0", true));
+  set("minScale", num("min-scale", 0, intMax, "a whole number ≥ 0", 32));
   const limit = config?.maxScaleLimit ?? 0;
   set(
     "maxScale",
     limit > 0
-      ? num("max-scale", 1, limit, `a whole number in [1, ${limit}] (max-scale-limit)`, true)
-      : num("max-scale", 0, intMax, "a whole number ≥ 0", true),
+      ? num("max-scale", 1, limit, `a whole number in [1, ${limit}] (max-scale-limit)`, 32)
+      : num("max-scale", 0, intMax, "a whole number ≥ 0", 32),
   );
   const zeroOk = config?.allowZeroInitialScale ?? false;
   set(
@@ -158,24 +176,26 @@ export function parseAnnotations(
     num(
       "initial-scale",
       zeroOk ? 0 : 1,
-      intMax,
+      Number.POSITIVE_INFINITY,
       zeroOk ? "a whole number ≥ 0" : "a whole number ≥ 1 (0 needs allow-zero-initial-scale)",
-      true,
+      64,
     ),
   );
-  set("activationScale", num("activation-scale", 1, intMax, "a whole number ≥ 1", true));
+  set("activationScale", num("activation-scale", 1, intMax, "a whole number ≥ 1", 32));
   set("scaleDownDelayMs", dur("scale-down-delay", 0, WINDOW_MAX_MS, "[0s, 1h]", true));
   set(
     "scaleToZeroPodRetentionPeriodMs",
     dur("scale-to-zero-pod-retention-period", 0, WINDOW_MAX_MS, "[0s, 1h]", false),
   );
+  // Knative validates the algorithm only when the class annotation says KPA; otherwise an unknown value is
+  // left alone and the windows stay linear.
   const agg = get("metric-aggregation-algorithm");
-  if (agg) {
+  if (agg && agg[1] !== "") {
     const a = agg[1];
     if (a === "linear") value.metricAggregationAlgorithm = "linear";
     else if (a === "weighted-exponential" || a === "weightedExponential") {
       value.metricAggregationAlgorithm = "weighted";
-    } else {
+    } else if (cls?.[1] === "kpa.autoscaling.knative.dev") {
       issues.push({ path: agg[0], message: `${JSON.stringify(a)} must be linear or weighted-exponential` });
     }
   }

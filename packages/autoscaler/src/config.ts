@@ -1,6 +1,6 @@
 import { formatGoDuration, parseGoDuration } from "./duration.js";
 import type { Issue, ParseResult } from "./issues.js";
-import { parseFloatStrict, parseInt32Strict, scalarText } from "./scalars.js";
+import { parseGoBool, parseGoFloat, parseGoInt32, scalarText } from "./scalars.js";
 
 /** Knative's `config-autoscaler` ConfigMap, parsed (e.1). Durations in milliseconds. */
 export interface AutoscalerConfig {
@@ -91,17 +91,19 @@ const KEYS: Record<string, [keyof AutoscalerConfig, Kind]> = {
 export const AUTOSCALER_CONFIG_KEYS: readonly string[] = Object.keys(KEYS);
 
 const KIND_HINT: Record<Kind, string> = {
-  float: "a number such as 70 or 0.7",
-  int: "a whole number",
-  duration: "a Go duration such as 60s or 1m30s",
-  bool: "true or false",
+  float: "a number such as 70 or 0.7 (Go's strconv.ParseFloat)",
+  int: "a 32-bit whole number such as 3 (Go's strconv.ParseInt)",
+  duration: "a Go duration such as 60s or 1m30s (units ns, us, ms, s, m, h)",
+  bool: "one of true, false, 1, 0, t, f, T, F, TRUE, FALSE, True, False (Go's strconv.ParseBool)",
   string: "text",
 };
 
 /**
  * Parses `config-autoscaler` data (ConfigMap strings; numbers and booleans from YAML are accepted too) over
- * `base` (Knative's defaults unless given), then validates the result. Unknown keys are ignored, as in
- * Knative, unless `rejectUnknownKeys` is set.
+ * `base` (Knative's defaults unless given), then validates the result. Each value is read by the Go parser
+ * Knative uses for its key (ParseBool, ParseFloat, ParseInt 32-bit, ParseDuration), so a value Knative
+ * refuses is an issue naming the key; nothing throws. Unknown keys are ignored, as in Knative, unless
+ * `rejectUnknownKeys` is set.
  */
 export function parseAutoscalerConfig(
   data: Readonly<Record<string, unknown>>,
@@ -144,28 +146,30 @@ export function parseAutoscalerConfig(
 function convert(kind: Kind, text: string): unknown {
   switch (kind) {
     case "float":
-      return parseFloatStrict(text);
+      return parseGoFloat(text);
     case "int":
-      return parseInt32Strict(text);
+      return parseGoInt32(text);
     case "duration":
       return parseGoDuration(text);
     case "bool":
-      // Knative reads a toggle as "equals true, ignoring case"; anything else is false.
-      return text.trim().toLowerCase() === "true";
+      // knative/pkg's configmap.AsBool returns strconv.ParseBool's error: "invalid" refuses the ConfigMap.
+      return parseGoBool(text);
     case "string":
       return text;
   }
 }
 
 function show(v: unknown): string {
-  return typeof v === "string" ? JSON.stringify(v) : String(v);
+  if (typeof v === "string") return JSON.stringify(v);
+  // Objects may lack a prototype (and so a toString): name their kind instead of printing them.
+  return v !== null && (typeof v === "object" || typeof v === "function") ? `an ${typeof v}` : String(v);
 }
 
 /** Knative's cross-field checks on a parsed config; each issue names the key and the allowed range. */
 export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[] {
   const out: Issue[] = [];
   const bad = (path: string, message: string) => out.push({ path, message });
-  if (!(c.scaleToZeroGracePeriodMs > 0)) {
+  if (c.scaleToZeroGracePeriodMs <= 0) {
     bad(
       "scale-to-zero-grace-period",
       `must be positive, was ${formatGoDuration(c.scaleToZeroGracePeriodMs)}`,
@@ -183,8 +187,9 @@ export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[]
   if (c.targetBurstCapacity < 0 && c.targetBurstCapacity !== -1) {
     bad("target-burst-capacity", `must be ≥ 0 or exactly -1, was ${c.targetBurstCapacity}`);
   }
+  // The comparisons keep Go's form: ParseFloat accepts NaN, and Go's `x <= 1` lets NaN through.
   const f = c.containerConcurrencyTargetFraction;
-  if (!(f > 0 && f <= 1)) {
+  if (f <= 0 || f > 1) {
     bad("container-concurrency-target-percentage", `must be in (0, 100], was ${f * 100}`);
   } else if (f * c.containerConcurrencyTargetDefault < TARGET_MIN) {
     bad(
@@ -192,11 +197,11 @@ export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[]
       `target percentage × default must be ≥ ${TARGET_MIN}, was ${f * c.containerConcurrencyTargetDefault}`,
     );
   }
-  if (!(c.rpsTargetDefault >= TARGET_MIN)) {
+  if (c.rpsTargetDefault < TARGET_MIN) {
     bad("requests-per-second-target-default", `must be ≥ ${TARGET_MIN}, was ${c.rpsTargetDefault}`);
   }
-  if (!(c.maxScaleUpRate > 1)) bad("max-scale-up-rate", `must be > 1, was ${c.maxScaleUpRate}`);
-  if (!(c.maxScaleDownRate > 1)) bad("max-scale-down-rate", `must be > 1, was ${c.maxScaleDownRate}`);
+  if (c.maxScaleUpRate <= 1) bad("max-scale-up-rate", `must be > 1, was ${c.maxScaleUpRate}`);
+  if (c.maxScaleDownRate <= 1) bad("max-scale-down-rate", `must be > 1, was ${c.maxScaleDownRate}`);
   const sw = c.stableWindowMs;
   if (sw < WINDOW_MIN_MS || sw > WINDOW_MAX_MS) {
     bad("stable-window", `must be in [6s, 1h], was ${formatGoDuration(sw)}`);
@@ -205,7 +210,7 @@ export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[]
   }
   // The panic window is floored at one bucket when derived, so only the percentage's range is checked.
   const pwp = c.panicWindowPercentage;
-  if (!(pwp >= 1 && pwp <= 100)) bad("panic-window-percentage", `must be in [1, 100], was ${pwp}`);
+  if (pwp < 1 || pwp > 100) bad("panic-window-percentage", `must be in [1, 100], was ${pwp}`);
   if (c.initialScale < 0 || (c.initialScale === 0 && !c.allowZeroInitialScale)) {
     const lo = c.allowZeroInitialScale ? 0 : 1;
     bad("initial-scale", `must be ≥ ${lo} (0 needs allow-zero-initial-scale: true), was ${c.initialScale}`);
@@ -220,6 +225,6 @@ export function validateAutoscalerConfig(c: Readonly<AutoscalerConfig>): Issue[]
   else if (c.maxScale > 0 && c.minScale > c.maxScale) {
     bad("min-scale", `must be ≤ max-scale (${c.maxScale}), was ${c.minScale}`);
   }
-  if (!(c.activatorCapacity >= 1)) bad("activator-capacity", `must be ≥ 1, was ${c.activatorCapacity}`);
+  if (c.activatorCapacity < 1) bad("activator-capacity", `must be ≥ 1, was ${c.activatorCapacity}`);
   return out;
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   activatorForwardHeaders,
+  activatorUpstreamHeaders,
   isProxiedRequest,
   originalHost,
+  passthroughLbHeaders,
+  privateServiceHost,
   queueProxyForwardHeaders,
   withoutInternalHeaders,
 } from "./forward-headers.js";
@@ -97,5 +100,44 @@ describe("internal headers", () => {
     ["", false],
   ])("K-Proxy-Request %j proxied: %s", (value, want) => {
     expect(isProxiedRequest(new Headers({ "K-Proxy-Request": value }))).toBe(want);
+  });
+});
+
+describe("passthrough LB", () => {
+  it("targets <rev>-private.<ns> with K-Passthrough-Lb: true and keeps the other headers", () => {
+    const rev = { namespace: "prod", name: "hello-00003" };
+    expect(privateServiceHost(rev)).toBe("hello-00003-private.prod");
+    const out = passthroughLbHeaders(new Headers({ "K-Original-Host": "hello.example.com" }), rev);
+    expect(entries(out)).toEqual({
+      host: "hello-00003-private.prod",
+      "k-original-host": "hello.example.com",
+      "k-passthrough-lb": "true",
+    });
+  });
+});
+
+describe("activator upstream headers", () => {
+  it("drops hop-by-hop headers, including those Connection names", () => {
+    const h = new Headers({
+      connection: "x-hop",
+      "x-hop": "1",
+      "keep-alive": "5",
+      te: "trailers",
+      "x-app": "2",
+    });
+    expect(entries(activatorUpstreamHeaders(h, "a.example"))).toEqual({
+      "k-original-host": "a.example",
+      "k-proxy-request": "activator",
+      "x-app": "2",
+    });
+  });
+
+  it("keeps a websocket handshake's Upgrade", () => {
+    const h = new Headers({ connection: "Upgrade", upgrade: "websocket" });
+    const out = activatorUpstreamHeaders(h, "a.example");
+    expect([out.get("upgrade"), out.get("connection")]).toEqual(["websocket", "Upgrade"]);
+    expect(
+      activatorUpstreamHeaders(new Headers({ connection: "Upgrade", upgrade: "h2c" }), "a").has("upgrade"),
+    ).toBe(false);
   });
 });

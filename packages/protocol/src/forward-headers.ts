@@ -1,4 +1,6 @@
 import { Header, INTERNAL_HEADERS, PROXY_REQUEST_ACTIVATOR } from "./headers.js";
+import { stripHopByHop } from "./hop-by-hop.js";
+import type { RevisionId } from "./revision-id.js";
 
 /** Headers that name the target revision; both reverse proxies (activator, queue-proxy) drop them. */
 export const REVISION_HEADERS: readonly string[] = [Header.revision, Header.namespace];
@@ -22,6 +24,38 @@ export function activatorForwardHeaders(headers: Headers, host: string): Headers
   out.delete("host");
   out.set(Header.proxyRequest, PROXY_REQUEST_ACTIVATOR);
   for (const name of REVISION_HEADERS) out.delete(name);
+  return out;
+}
+
+/**
+ * The headers the activator's proxy handler sends upstream: {@link activatorForwardHeaders} without
+ * hop-by-hop headers, except that a websocket handshake keeps `Upgrade: websocket` and
+ * `Connection: Upgrade` (Workers forward it through fetch; Node splices the sockets).
+ */
+export function activatorUpstreamHeaders(headers: Headers, host: string): Headers {
+  const out = stripHopByHop(activatorForwardHeaders(headers, host));
+  const upgrade = headers.get("upgrade");
+  if (upgrade?.toLowerCase() === "websocket") {
+    out.set("upgrade", upgrade);
+    out.set("connection", "Upgrade");
+  }
+  return out;
+}
+
+/** The private service of a revision that a passthrough-LB mesh routes by Host: `<rev>-private.<ns>`. */
+export function privateServiceHost(revision: RevisionId): string {
+  return `${revision.name}-private.${revision.namespace}`;
+}
+
+/**
+ * With passthrough load balancing (knative-spec.md a.1, P2, d.1) the activator's requests and probes to a
+ * pod carry `Host: <rev>-private.<ns>` and `K-Passthrough-Lb: true`, so the mesh keeps the pod it was sent to.
+ * Returns a copy of `headers` with both set.
+ */
+export function passthroughLbHeaders(headers: Headers, revision: RevisionId): Headers {
+  const out = new Headers(headers);
+  out.set("host", privateServiceHost(revision));
+  out.set(Header.passthroughLb, "true");
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { parseProbeList } from "./parse.js";
-import type { Probe, Result } from "./types.js";
+import { fromJson } from "./parse-helpers.js";
+import type { Issue, Probe, Result } from "./types.js";
 
 /**
  * Decodes `SERVING_READINESS_PROBE` as the queue-proxy does at startup: one JSON object, or a JSON array
@@ -7,15 +8,10 @@ import type { Probe, Result } from "./types.js";
  * value is an issue; the queue-proxy should refuse to start on it.
  */
 export function decodeProbeEnv(env: string, multiContainer: boolean): Result<Probe[]> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(env) as unknown;
-  } catch (err) {
-    return {
-      ok: false,
-      issues: [{ path: "SERVING_READINESS_PROBE", message: `invalid JSON: ${(err as Error).message}` }],
-    };
-  }
+  // fromJson also marks numbers written with a fraction or exponent, which Go refuses for integer fields.
+  const issues: Issue[] = [];
+  const raw = fromJson(env, "SERVING_READINESS_PROBE", issues);
+  if (issues.length > 0) return { ok: false, issues };
   if (multiContainer && !Array.isArray(raw)) {
     return {
       ok: false,

@@ -12,15 +12,50 @@ export interface Ctx {
   strict: boolean;
 }
 
-/** Parses JSON text, or passes any other value through; a syntax error becomes an issue. */
+/** Key of the object that stands in for a JSON number literal with a fraction or exponent (see fromJson). */
+const GO_NUMBER = "\u0000json number";
+
+/**
+ * Parses JSON text, or passes any other value through; a syntax error becomes an issue. Every number
+ * literal written with a fraction or exponent (`1.0`, `1e2`) comes back as an object holding its text:
+ * JavaScript would read `1.0` as the integer 1, but Go's decoder refuses it for the probe's integer fields,
+ * and every field of a probe that takes a number is an integer. Readers reject objects, so the value is
+ * refused wherever it appears, with its text in the message (see `describe`).
+ */
 export function fromJson(input: unknown, path: string, issues: Issue[]): unknown {
   if (typeof input !== "string") return input;
   try {
-    return JSON.parse(input) as unknown;
+    JSON.parse(input);
+    return JSON.parse(tagNonIntegerNumbers(input)) as unknown;
   } catch (err) {
     issues.push({ path, message: `invalid JSON: ${(err as Error).message}` });
     return undefined;
   }
+}
+
+/** `text` (valid JSON) with each number literal that has `.`, `e` or `E` wrapped as `{GO_NUMBER: "<literal>"}`. */
+function tagNonIntegerNumbers(text: string): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      let j = i + 1;
+      while (j < text.length && /[0-9.eE+-]/.test(text[j] as string)) j++;
+      const literal = text.slice(i, j);
+      out += /[.eE]/.test(literal) ? `{${JSON.stringify(GO_NUMBER)}:${JSON.stringify(literal)}}` : literal;
+      i = j;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
 }
 
 /** Joins a field name onto a dotted path. */
@@ -37,12 +72,15 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
+  if (isObject(v) && typeof v[GO_NUMBER] === "string") return `number ${v[GO_NUMBER]}`;
+  // An object may have no prototype (nothing to print it with): name its kind, never call String on it.
+  if (typeof v === "object" || typeof v === "function") return `an ${typeof v}`;
   return typeof v === "string" ? JSON.stringify(v) : `${typeof v} ${String(v)}`;
 }
 
 /** Checks for an object and, when strict, reports keys outside `allowed`. */
 export function object(v: unknown, path: string, ctx: Ctx, allowed: readonly string[]) {
-  if (!isObject(v)) {
+  if (!isObject(v) || typeof v[GO_NUMBER] === "string") {
     ctx.issues.push({ path, message: `expected an object, got ${describe(v)}` });
     return undefined;
   }

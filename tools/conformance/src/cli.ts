@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run conformance -- [dir|file ...] [--verbose]`: runs Knative's vectors against Thaw, one line per
- * file and a closing `N passed, M failed`; exits 1 on any failure. Default: the project's own copy.
+ * `npm run conformance -- [dir|file ...] [--verbose]`: runs vector files against Thaw, one line per file
+ * and a closing `N passed, M failed`; exits 1 on any failure. Default: Knative's transcribed vectors
+ * (conformance/knative) and Thaw's own, written from knative-spec.md (conformance/thaw).
  */
 import { writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { registry } from "./registry.js";
 import { type FileResult, runFile, vectorFiles } from "./run.js";
@@ -13,17 +14,26 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const args = process.argv.slice(2);
 const verbose = args.includes("--verbose");
 const targets = args.filter((a) => !a.startsWith("--"));
-if (targets.length === 0) targets.push(join(root, "conformance/knative"));
+if (targets.length === 0) targets.push(join(root, "conformance/knative"), join(root, "conformance/thaw"));
 
 const results: FileResult[] = [];
+/** Totals per vector set (the folder a file is in: knative, thaw, ...). */
+const sets: Record<string, { passed: number; failed: number; skipped: number }> = {};
 for (const target of targets) {
   for (const file of await vectorFiles(target)) {
     const r = await runFile(file, registry);
     results.push(r);
+    const set = basename(dirname(resolve(file)));
+    const label = `${set}/${r.file}`;
+    sets[set] ??= { passed: 0, failed: 0, skipped: 0 };
+    const t = sets[set];
+    t.passed += r.passed;
+    t.failed += r.failed;
+    t.skipped += r.skipped;
     for (const f of r.failures)
-      console.log(`  FAIL ${r.file} :: ${f.name}\n       ${f.reason.replace(/\n/g, "\n       ")}`);
-    if (verbose || r.skipped > 0) for (const s of r.skipReasons) console.log(`  skip ${r.file}: ${s}`);
-    console.log(`${r.file}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+      console.log(`  FAIL ${label} :: ${f.name}\n       ${f.reason.replace(/\n/g, "\n       ")}`);
+    if (verbose || r.skipped > 0) for (const s of r.skipReasons) console.log(`  skip ${label}: ${s}`);
+    console.log(`${label}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
   }
 }
 const passed = results.reduce((n, r) => n + r.passed, 0);
@@ -31,7 +41,7 @@ const failed = results.reduce((n, r) => n + r.failed, 0);
 const skipped = results.reduce((n, r) => n + r.skipped, 0);
 await writeFile(
   join(process.cwd(), ".conformance-results.json"),
-  JSON.stringify({ passed, failed, skipped }),
+  JSON.stringify({ passed, failed, skipped, sets }),
 );
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed > 0 ? 1 : 0;

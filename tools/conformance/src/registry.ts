@@ -1,3 +1,4 @@
+import type { Kind } from "./shape.js";
 import type { Adapter } from "./types.js";
 
 /** Which package a vector file exercises, and the adapter that drives it. */
@@ -7,32 +8,42 @@ export interface Entry {
   load: () => Promise<Adapter>;
 }
 
+/** What an adapter module exports: the adapter and the kinds (vector shapes) it reads. */
+interface AdapterModule {
+  adapter: Adapter;
+  kinds: readonly Kind[];
+}
+
 /**
- * Vector file -> the package it exercises. The adapter for `<stem>.json` is `./adapters/<stem>.js`,
- * exporting `adapter`. A file missing here fails every vector: the runner never passes what it does not
- * understand. One line per file, so branches adding adapters merge without conflicts.
+ * Vector file -> the package it exercises and its adapter module (`./adapters/<stem>.js`). A file missing
+ * here fails every vector: the runner never passes what it does not understand. One line per file, so
+ * branches adding adapters merge without conflicts; static imports so both Node and vitest resolve them.
  */
-const packages: Record<string, string> = {
-  "probe-protocol.json": "@thaw/protocol",
-  "breaker.json": "@thaw/activation",
-  "request-stats.json": "@thaw/activation",
-  "throttler-lb.json": "@thaw/activation",
-  "autoscaler-config.json": "@thaw/autoscaler",
-  "bucket-window.json": "@thaw/autoscaler",
-  "kpa-decider.json": "@thaw/autoscaler",
-  "readiness-probe.json": "@thaw/readiness",
+const adapters: Record<string, [pkg: string, load: () => Promise<AdapterModule>]> = {
+  "probe-protocol.json": ["@thaw/protocol", () => import("./adapters/probe-protocol.js")],
+  "breaker.json": ["@thaw/activation", () => import("./adapters/breaker.js")],
+  "request-stats.json": ["@thaw/activation", () => import("./adapters/request-stats.js")],
+  "throttler-lb.json": ["@thaw/activation", () => import("./adapters/throttler-lb.js")],
+  "autoscaler-config.json": ["@thaw/autoscaler", () => import("./adapters/autoscaler-config.js")],
+  "bucket-window.json": ["@thaw/autoscaler", () => import("./adapters/bucket-window.js")],
+  "kpa-decider.json": ["@thaw/autoscaler", () => import("./adapters/kpa-decider.js")],
+  "readiness-probe.json": ["@thaw/readiness", () => import("./adapters/readiness-probe.js")],
 };
 
 /** The registry the CLI uses. */
 export const registry: Record<string, Entry> = Object.fromEntries(
-  Object.entries(packages).map(([file, pkg]) => [
+  Object.entries(adapters).map(([file, [pkg, load]]) => [
     file,
-    {
-      pkg,
-      load: async () => {
-        const mod = (await import(`./adapters/${file.replace(/\.json$/, "")}.js`)) as { adapter: Adapter };
-        return mod.adapter;
-      },
-    },
+    { pkg, load: async () => (await load()).adapter },
   ]),
 );
+
+/** The kinds (vector shapes) the adapter of `file` reads, for tests and docs. */
+export async function kindsOf(file: string): Promise<readonly Kind[]> {
+  const entry = adapters[file];
+  if (!entry) throw new Error(`no adapter is registered for ${file}`);
+  return (await entry[1]()).kinds;
+}
+
+/** The vector files the registry knows. */
+export const VECTOR_FILES: readonly string[] = Object.keys(adapters);

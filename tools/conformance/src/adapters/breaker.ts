@@ -8,6 +8,7 @@ import {
 } from "@thaw/activation";
 import { ManualClock } from "@thaw/clock/testing";
 import { diff } from "../compare.js";
+import { dispatch, type Kind } from "../shape.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
 type Op = Record<string, unknown> & { op: string };
@@ -119,6 +120,14 @@ async function runSemaphore(v: Vector): Promise<Outcome> {
         if (!s.tryAcquire()) return fail("acquire: no token free");
         acquisitions++;
         break;
+      case "tryAcquire": {
+        // Non-blocking: takes a token only if one is free now (what Reserve relies on, c.3).
+        const got = s.tryAcquire();
+        if (got) acquisitions++;
+        if (typeof op.expect === "boolean" && got !== op.expect)
+          return fail(`tryAcquire: got ${got}, want ${op.expect} (capacity ${s.capacity})`);
+        break;
+      }
       case "release":
         releaseThrows.push(thrown(() => s.release()));
         break;
@@ -134,7 +143,7 @@ async function runSemaphore(v: Vector): Promise<Outcome> {
     }
   }
   // `waitedMs` is how long the Go test watched, not an outcome: our wait is "until everything settled".
-  const { waitedMs: _watched, ...e } = v.expect;
+  const { waitedMs: _watched, opsAsserted: _asserted, ...e } = v.expect;
   const actual: Record<string, unknown> = {};
   if ("acquiredWithinMs" in e) actual.acquiredWithinMs = acquiredAsync ? 0 : null;
   if ("acquisitions" in e) actual.acquisitions = acquisitions;
@@ -145,20 +154,58 @@ async function runSemaphore(v: Vector): Promise<Outcome> {
   return d ? fail(d) : pass;
 }
 
-export const adapter: Adapter = {
-  async run(v: Vector): Promise<Outcome> {
-    const input = v.input;
-    if (input.params && v.expect.constructorThrows !== undefined) {
-      const threw = thrown(() => new Breaker(input.params as BreakerParams));
+/** Every kind breaker.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "breaker constructor",
+    input: ["params"],
+    expect: ["constructorThrows"],
+    run: (v) => {
+      const threw = thrown(() => new Breaker(v.input.params as BreakerParams));
       return threw === v.expect.constructorThrows ? pass : fail(`constructor threw: ${threw}`);
-    }
-    if (input.params && Array.isArray(input.ops))
-      return runScript(input.params as BreakerParams, input.ops as Op[]);
-    if (input.semaphore) return runSemaphore(v);
-    if ("breaker" in input) return runHandler(v);
-    return fail(`unknown vector kind: ${v.name}`);
+    },
   },
-};
+  {
+    name: "breaker script",
+    input: ["params", "ops"],
+    expect: ["opsAsserted"],
+    run: (v) => runScript(v.input.params as BreakerParams, v.input.ops as Op[]),
+  },
+  {
+    name: "semaphore",
+    input: ["semaphore", "ops"],
+    expect: [],
+    optionalExpect: [
+      "acquiredWithinMs",
+      "waitedMs",
+      "acquisitions",
+      "firstReleaseThrows",
+      "secondReleaseThrows",
+      "capacity",
+      "opsAsserted",
+    ],
+    run: runSemaphore,
+  },
+  {
+    name: "queue-proxy breaker handler",
+    input: ["breaker"],
+    optionalInput: ["requests", "request"],
+    expect: [],
+    optionalExpect: [
+      "firstCompleted",
+      "afterRelease",
+      "second",
+      "upstreamSees",
+      "statsReport",
+      "allReachUpstreamConcurrently",
+      "lastStatus",
+    ],
+    run: runHandler,
+  },
+];
+
+/** Drives @thaw/activation's Breaker, Semaphore and gated handler with breaker.json. */
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };
 
 /** Queue-proxy handler vectors, run through `gatedHandler` in front of a controllable upstream. */
 async function runHandler(v: Vector): Promise<Outcome> {

@@ -10,6 +10,7 @@ import {
   WeightedWindow,
 } from "@thaw/autoscaler";
 import { near } from "../compare.js";
+import { dispatch, type Kind } from "../shape.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
 /** Base time for window vectors: Unix seconds divisible by 30, as the README suggests. */
@@ -180,29 +181,87 @@ function runMax(v: Vector): Outcome {
   return w.current() === e.current ? pass : fail(`expected ${e.current}, got ${w.current()}`);
 }
 
-/** Drives @thaw/autoscaler's windows, collector, max windows and helpers with bucket-window.json. */
-export const adapter: Adapter = {
-  run(v: Vector): Outcome {
-    const input = v.input as Rec;
-    const e = v.expect as Rec;
-    if (input.kind === "linear" || input.kind === "weighted") return runWindow(v);
-    if (input.kind === "maxWindow" || input.kind === "timedMaxWindow") return runMax(v);
-    if (Array.isArray(input.stats)) return runCollector(v);
-    if (typeof input.numBuckets === "number") {
-      const got = smoothingCoefficient(input.numBuckets);
-      if (!near(got, num(e.exactDerived, "exactDerived"), 1e-12))
-        return fail(`expected ${e.exactDerived}, got ${got}`);
-      if (!near(got, num(e.value, "value"), 1e-4)) return fail(`expected ≈${e.value}, got ${got}`);
-      return pass;
-    }
-    if (typeof input.digits === "number") {
-      const got = roundToNDigits(input.digits, num(input.value, "value"));
-      return got === e.value ? pass : fail(`expected ${e.value}, got ${got}`);
-    }
-    if (typeof input.population === "number") {
-      const got = podSampleSize(input.population);
-      return got === e.sampleSize ? pass : fail(`expected ${e.sampleSize}, got ${got}`);
-    }
-    return fail(`unknown vector kind: ${JSON.stringify(Object.keys(input))}`);
+function smoothing(v: Vector): Outcome {
+  const e = v.expect as Rec;
+  const got = smoothingCoefficient(num(v.input.numBuckets, "numBuckets"));
+  if ("exactDerived" in e && !near(got, num(e.exactDerived, "exactDerived"), 1e-12))
+    return fail(`expected ${e.exactDerived}, got ${got}`);
+  // The Go test's own tolerance.
+  if (!near(got, num(e.value, "value"), 1e-4)) return fail(`expected ≈${e.value}, got ${got}`);
+  return pass;
+}
+
+const isKind = (...kinds: string[]) => ({
+  test: (v: Vector) => kinds.includes(String(v.input.kind)),
+  text: `input.kind in ${kinds.join(" | ")}`,
+});
+
+/** Every kind bucket-window.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "averaging window script",
+    input: ["kind", "windowMs", "granularityMs", "ops"],
+    optionalInput: ["t0", "inspectAtMs"],
+    when: isKind("linear", "weighted"),
+    expect: [],
+    optionalExpect: [
+      "opsAsserted",
+      "nonZeroBucketsByStartMs",
+      "isEmptyBeforeFirstWrite",
+      "firstWriteAfterResize",
+      "firstWriteEqualsLastWriteBeforeResize",
+    ],
+    run: runWindow,
   },
-};
+  {
+    name: "max window",
+    input: ["kind", "size", "values", "indices"],
+    when: isKind("maxWindow"),
+    expect: ["currentAfterEach"],
+    run: runMax,
+  },
+  {
+    name: "timed max window",
+    input: ["kind", "durationMs", "granularityMs", "records"],
+    optionalInput: ["t0"],
+    when: isKind("timedMaxWindow"),
+    expect: ["current"],
+    run: runMax,
+  },
+  {
+    name: "metric collector",
+    input: ["stableWindowMs", "panicWindowMs", "readAtMs", "stats"],
+    optionalInput: ["granularityMs", "scrapeTarget"],
+    expect: ["stableConcurrency", "panicConcurrency", "stableRPS", "panicRPS"],
+    optionalExpect: ["tolerance", "beforeAnyRecord"],
+    run: runCollector,
+  },
+  {
+    name: "weighted smoothing coefficient",
+    input: ["numBuckets"],
+    expect: ["value"],
+    optionalExpect: ["exactDerived"],
+    run: smoothing,
+  },
+  {
+    name: "round to n digits",
+    input: ["digits", "value"],
+    expect: ["value"],
+    run: (v) => {
+      const got = roundToNDigits(num(v.input.digits, "digits"), num(v.input.value, "value"));
+      return got === v.expect.value ? pass : fail(`expected ${v.expect.value}, got ${got}`);
+    },
+  },
+  {
+    name: "scrape sample size",
+    input: ["population"],
+    expect: ["sampleSize"],
+    run: (v) => {
+      const got = podSampleSize(num(v.input.population, "population"));
+      return got === v.expect.sampleSize ? pass : fail(`expected ${v.expect.sampleSize}, got ${got}`);
+    },
+  },
+];
+
+/** Drives @thaw/autoscaler's windows, collector, max windows and helpers with bucket-window.json. */
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

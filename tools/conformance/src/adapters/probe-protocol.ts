@@ -1,8 +1,8 @@
 import { ManualClock } from "@thaw/clock/testing";
 import {
-  activatorForwardHeaders,
   activatorHealthResponse,
   activatorProbeResponse,
+  activatorUpstreamHeaders,
   activeEndpointNotFoundResponse,
   answerNetworkProbe,
   Drainer,
@@ -22,17 +22,14 @@ import {
   routeTagLabel,
   stripNetworkHash,
 } from "@thaw/protocol";
-import { type Adapter, fail, type Outcome, type Vector } from "../types.js";
+import { dispatch, type Kind } from "../shape.js";
+import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 import { checkKeys, pickHeaders, requestFrom } from "./probe-protocol-check.js";
 import { drainMechanics } from "./probe-protocol-drainer.js";
+import { activatorUpstream, backendProbeRequest, hostRewrite } from "./probe-protocol-hops.js";
 
 type Headers_ = Record<string, string> | undefined;
 type Expect = Record<string, unknown>;
-
-/** The Go test a vector came from: the part of `source` after `#`, without the subtest. */
-function testName(v: Vector): string {
-  return (v.source.split("#")[1] ?? "").split("/")[0] ?? "";
-}
 
 async function observe(res: Response, expect: Expect): Promise<Record<string, unknown>> {
   const body = await res.text();
@@ -153,7 +150,7 @@ async function activationHandler(v: Vector): Promise<Outcome> {
     request: { host: string };
   };
   const expect = v.expect as Expect;
-  const forwarded = activatorForwardHeaders(new Headers(), input.request.host);
+  const forwarded = activatorUpstreamHeaders(new Headers(), input.request.host);
   let res: Response;
   if (input.throttlerError !== null) {
     const code = THROTTLER_ERRORS[input.throttlerError];
@@ -183,56 +180,169 @@ function activatorHealth(v: Vector): Promise<Outcome> {
   return withNext(v, (req) => activatorHealthResponse(req, { terminating: false, check }), false);
 }
 
-async function run(v: Vector): Promise<Outcome> {
-  const headers = () => new Headers((v.input.headers as Headers_) ?? {});
-  const expect = v.expect as Expect;
-  switch (testName(v)) {
-    case "TestIsKubeletProbe":
-      return checkKeys(expect, { isKubeletProbe: isKubeletProbe(headers()) });
-    case "TestIsProbe":
-      return checkKeys(expect, { isProbe: isProbe(headers()) });
-    case "TestKnativeProbeHeader":
-      return checkKeys(expect, { value: probeHeaderValue(headers()) });
-    case "TestKnativeProxyHeader":
-      return checkKeys(expect, { value: proxyHeaderValue(headers()) });
-    case "TestIsKProbe":
-      return checkKeys(expect, { isKProbe: isKProbe(headers()) });
-    case "TestProbeHandlerSuccessfulProbe":
-      return networkProbeLayer(v);
-    case "TestProbeHandler":
-      if (v.source.includes("queue/health/")) {
-        const p = v.input.prober;
-        if (p !== null && p !== "true" && p !== "false") return fail(`unknown prober ${JSON.stringify(p)}`);
-        const prober = p === null ? null : () => p === "true";
-        const req = requestFrom(v.input.headers as Headers_, { method: v.input.method as string });
-        return checkKeys(expect, await observe(await queueHealthResponse(req, prober), expect));
-      }
-      return withNext(v, activatorProbeResponse, true);
-    case "TestHealthHandler":
-      return activatorHealth(v);
-    case "TestDrainerKProbe":
-      return drainerKProbe(v);
-    case "TestDefaultQuietPeriod": {
-      const d = new Drainer({ clock: new ManualClock(), quietPeriodMs: v.input.quietPeriod as number });
-      return checkKeys(expect, { effectiveQuietPeriodSec: d.quietPeriodMs / 1000 });
-    }
-    case "TestHealthCheckWithProbeType":
-      return drainerHealthCheck(v);
-    case "TestDrainMechanics":
-      return drainMechanics(v);
-    case "TestForwardedShimHandler":
-      return checkKeys(expect, { forwarded: forwardedHeaderFor(headers()) ?? "" });
-    case "TestRouteTagHandler":
-      return checkKeys(expect, { attribute: { [ROUTE_TAG_ATTRIBUTE]: routeTagLabel(headers()) } });
-    case "TestContextHandler":
-    case "TestContextHandlerError":
-      return revisionLookup(v);
-    case "TestActivationHandler":
-      return activationHandler(v);
-    default:
-      return fail(`unknown vector kind ${v.source}`);
+const headersOf = (v: Vector) => new Headers((v.input.headers as Headers_) ?? {});
+/** What `observe` reads off a response, so any of it may be expected. */
+const RESPONSE = ["status", "body", "bodyTrimmed", "headers", "responseHeaders"];
+
+/**
+ * A `{headers} -> {value}` vector reads the Knative header it sends (K-Network-Probe or K-Proxy-Request);
+ * when it sends neither, both readers must give the expected value.
+ */
+function headerValue(v: Vector): Outcome {
+  const names = Object.keys((v.input.headers as Headers_) ?? {}).map((n) => n.toLowerCase());
+  const h = headersOf(v);
+  const readers = [
+    ["k-network-probe", probeHeaderValue],
+    ["k-proxy-request", proxyHeaderValue],
+  ] as const;
+  const named = readers.filter(([n]) => names.includes(n));
+  for (const [, read] of named.length > 0 ? named : readers) {
+    const out = checkKeys(v.expect as Expect, { value: read(h) });
+    if (out.status === "fail") return out;
   }
+  return pass;
 }
 
+async function queueHealth(v: Vector): Promise<Outcome> {
+  const p = v.input.prober;
+  if (p !== null && p !== "true" && p !== "false") return fail(`unknown prober ${JSON.stringify(p)}`);
+  const prober = p === null ? null : () => p === "true";
+  const req = requestFrom(v.input.headers as Headers_, { method: v.input.method as string | undefined });
+  const expect = v.expect as Expect;
+  return checkKeys(expect, await observe(await queueHealthResponse(req, prober), expect));
+}
+
+/** Every kind probe-protocol.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "networking isKubeletProbe",
+    input: ["headers"],
+    expect: ["isKubeletProbe"],
+    run: (v) => checkKeys(v.expect, { isKubeletProbe: isKubeletProbe(headersOf(v)) }),
+  },
+  {
+    name: "networking isProbe",
+    input: ["headers"],
+    expect: ["isProbe"],
+    run: (v) => checkKeys(v.expect, { isProbe: isProbe(headersOf(v)) }),
+  },
+  {
+    name: "drainer isKProbe",
+    input: ["headers"],
+    expect: ["isKProbe"],
+    run: (v) => checkKeys(v.expect, { isKProbe: isKProbe(headersOf(v)) }),
+  },
+  { name: "Knative header value", input: ["headers"], expect: ["value"], run: headerValue },
+  {
+    name: "Forwarded header synthesis",
+    input: ["headers"],
+    expect: ["forwarded"],
+    run: (v) => checkKeys(v.expect, { forwarded: forwardedHeaderFor(headersOf(v)) ?? "" }),
+  },
+  {
+    name: "route-tag label",
+    input: ["headers"],
+    expect: ["attribute"],
+    run: (v) => checkKeys(v.expect, { attribute: { [ROUTE_TAG_ATTRIBUTE]: routeTagLabel(headersOf(v)) } }),
+  },
+  {
+    name: "ingress network-probe responder",
+    input: ["headers", "inner"],
+    expect: [],
+    optionalExpect: [...RESPONSE, "innerCalled", "innerSawHeaders", "proberVerdict"],
+    run: networkProbeLayer,
+  },
+  {
+    name: "queue-proxy health handler",
+    input: ["headers", "prober"],
+    optionalInput: ["method"],
+    expect: ["status"],
+    optionalExpect: RESPONSE,
+    run: queueHealth,
+  },
+  {
+    name: "activator probe responder",
+    input: ["headers"],
+    optionalInput: ["method"],
+    expect: ["status", "passedToNext"],
+    optionalExpect: RESPONSE,
+    run: (v) => withNext(v, activatorProbeResponse, true),
+  },
+  {
+    name: "activator kubelet health handler",
+    input: ["headers", "healthCheck"],
+    optionalInput: ["method"],
+    expect: ["status", "passedToNext"],
+    optionalExpect: RESPONSE,
+    run: activatorHealth,
+  },
+  {
+    name: "drainer probe echo",
+    input: ["requests"],
+    expect: ["innerCalls", "responses"],
+    run: drainerKProbe,
+  },
+  {
+    name: "drainer default quiet period",
+    input: ["quietPeriod"],
+    expect: ["effectiveQuietPeriodSec"],
+    run: (v) => {
+      const d = new Drainer({ clock: new ManualClock(), quietPeriodMs: v.input.quietPeriod as number });
+      return checkKeys(v.expect, { effectiveQuietPeriodSec: d.quietPeriodMs / 1000 });
+    },
+  },
+  {
+    name: "drainer health-check user agents",
+    input: ["headers", "healthCheck", "healthCheckUAPrefixes", "path"],
+    expect: ["status", "innerCalled"],
+    run: drainerHealthCheck,
+  },
+  {
+    name: "drainer timer script",
+    input: ["kubeletProbeHeaders", "quietPeriodMs", "steps"],
+    expect: [],
+    optionalExpect: ["innerCalls", "allDrainCallsReturnAfterFinalAdvance"],
+    run: drainMechanics,
+  },
+  {
+    name: "activator revision lookup",
+    input: ["existingRevisions", "request"],
+    optionalInput: ["clusterDomain"],
+    expect: ["status"],
+    optionalExpect: [...RESPONSE, "resolvedRevision"],
+    run: revisionLookup,
+  },
+  {
+    name: "activation handler",
+    input: ["throttlerError", "upstream", "request"],
+    expect: ["status"],
+    optionalExpect: [...RESPONSE, "upstreamHeadersWhenCalled"],
+    run: activationHandler,
+  },
+  {
+    name: "host rewrite across hops",
+    input: ["request", "hops"],
+    expect: ["host"],
+    optionalExpect: ["headers"],
+    run: hostRewrite,
+  },
+  {
+    name: "activator upstream headers",
+    input: ["request"],
+    optionalInput: ["passthroughLb", "upstream"],
+    expect: ["upstreamHeaders"],
+    optionalExpect: ["upstreamHost"],
+    run: activatorUpstream,
+  },
+  {
+    name: "activator backend probe request",
+    input: ["dest"],
+    optionalInput: ["passthroughLb", "scheme", "answer"],
+    expect: ["url", "headers"],
+    optionalExpect: ["method", "healthy", "notMesh"],
+    run: backendProbeRequest,
+  },
+];
+
 /** Drives conformance/knative/probe-protocol.json through @thaw/protocol's public API. */
-export const adapter: Adapter = { run };
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

@@ -15,15 +15,35 @@ import {
 import { nodeTransport } from "@thaw/readiness/node";
 import {
   type Answer,
+  closedPort,
+  type GrpcAnswer,
+  type GrpcTestServer,
   type HttpTestServer,
+  startGrpcHealthServer,
   startHttpServer,
   startTcpServer,
   type TcpTestServer,
 } from "@thaw/readiness/node/testing";
 import { diff } from "../compare.js";
+import type { Kind } from "../shape.js";
 import { fail, type Outcome, pass, type Vector } from "../types.js";
 
-type Server = { kind: "http"; s: HttpTestServer } | { kind: "tcp"; s: TcpTestServer } | { kind: "none" };
+type Server =
+  | { kind: "http"; s: HttpTestServer }
+  | { kind: "tcp"; s: TcpTestServer }
+  | { kind: "grpc"; s: GrpcTestServer }
+  | { kind: "closed"; port: number };
+
+/** gRPC health answers a server description can name: a serving status, or a gRPC error code by name. */
+function grpcBehaviour(text: string): GrpcAnswer | undefined {
+  const m = /^(SERVING|NOT_SERVING|UNKNOWN|SERVICE_UNKNOWN)(?: after (\d+)ms)?$/.exec(text);
+  if (m) {
+    const status = m[1] as "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKNOWN";
+    return m[2] ? { delayMs: Number(m[2]), status } : status;
+  }
+  if (text === "unimplemented") return { code: 12, message: "unknown service" };
+  return undefined;
+}
 
 /** Turns a described HTTP behaviour ("500 for the first 3 requests, then 200") into an answer per request. */
 export function httpBehaviour(text: string): ((n: number) => Answer) | undefined {
@@ -53,8 +73,15 @@ export function httpBehaviour(text: string): ((n: number) => Answer) | undefined
 }
 
 async function startServer(desc: unknown): Promise<Server | string> {
-  if (desc === "nothing listening") return { kind: "none" };
-  const d = desc as { http?: string; tcp?: string };
+  // A port that was just free: connecting to it is refused, as on a pod whose app has not bound yet.
+  if (desc === "nothing listening" || desc === "closed port")
+    return { kind: "closed", port: await closedPort() };
+  const d = desc as { http?: string; tcp?: string; grpc?: string };
+  if (typeof d?.grpc === "string") {
+    const g = grpcBehaviour(d.grpc);
+    if (!g) return `unknown grpc server behaviour ${JSON.stringify(d.grpc)}`;
+    return { kind: "grpc", s: await startGrpcHealthServer(() => g) };
+  }
   if (typeof d?.http === "string") {
     const b = httpBehaviour(d.http);
     if (!b) return `unknown http server behaviour ${JSON.stringify(d.http)}`;
@@ -81,7 +108,8 @@ async function startServer(desc: unknown): Promise<Server | string> {
 
 function portOf(servers: Server[], i: number): number | string {
   const s = servers[i];
-  return s && s.kind !== "none" ? s.s.port : `no server #${i + 1}`;
+  if (!s) return `no server #${i + 1}`;
+  return s.kind === "closed" ? s.port : s.s.port;
 }
 
 /** Replaces `<server>`, `<port>`, `<server2>`, `<listener port>`, ... by the address of the matching server. */
@@ -99,20 +127,21 @@ function substitute(value: unknown, servers: Server[]): unknown {
   return portOf(servers, i);
 }
 
+/** Requests (HTTP), accepted connections (TCP) or Check calls (gRPC) the server saw. */
 function requestsOf(s: Server | undefined): number {
-  return s?.kind === "http" ? s.s.requests.length : s?.kind === "tcp" ? s.s.accepted : 0;
+  if (s?.kind === "http") return s.s.requests.length;
+  if (s?.kind === "tcp") return s.s.accepted;
+  if (s?.kind === "grpc") return s.s.calls.length;
+  return 0;
+}
+
+function stop(s: Server): Promise<void> | undefined {
+  if (s.kind === "http" || s.kind === "grpc") return s.s.close();
+  if (s.kind === "tcp") return s.s.stop();
+  return undefined;
 }
 
 async function proberVector(v: Vector): Promise<Outcome> {
-  const known = [
-    "ready",
-    "log",
-    "logLinesContaining",
-    "minServerRequests",
-    "consecutiveSuccessCounterAtLeast",
-  ];
-  const extra = Object.keys(v.expect).filter((k) => !known.includes(k));
-  if (extra.length) return fail(`unknown expectation(s): ${extra.join(", ")}`);
   const servers: Server[] = [];
   try {
     for (const d of v.input.servers as unknown[]) {
@@ -136,8 +165,16 @@ async function proberVector(v: Vector): Promise<Outcome> {
       log: (l) => lines.push(l),
       ...(short ? { aggressive: { maxDurationMs: Number(short[1]) } } : {}),
     });
-    const ready = await prober.probe();
+    // Concurrent callers join the run in flight and share its result (b.4): one execution for all.
+    const callers = Number(v.input.concurrentCallers ?? 1);
+    const results = await Promise.all(Array.from({ length: callers }, () => prober.probe()));
+    const ready = results.every((r) => r === results[0]) ? results[0] : `callers disagree: ${results}`;
     const got: Record<string, unknown> = { ready };
+    if ("serverRequests" in v.expect) got.serverRequests = servers.map(requestsOf);
+    if ("grpcServicesAsked" in v.expect)
+      got.grpcServicesAsked = servers.flatMap((x) =>
+        x.kind === "grpc" ? x.s.calls.map((c) => c.service) : [],
+      );
     if ("log" in v.expect) got.log = lines.join("\n");
     if (v.expect.logLinesContaining) {
       got.logLinesContaining = Object.fromEntries(
@@ -161,9 +198,7 @@ async function proberVector(v: Vector): Promise<Outcome> {
     }
     return pass;
   } finally {
-    await Promise.all(
-      servers.map((s) => (s.kind === "http" ? s.s.close() : s.kind === "tcp" ? s.s.stop() : undefined)),
-    );
+    await Promise.all(servers.map(stop));
   }
 }
 
@@ -266,13 +301,42 @@ async function autoDetect(v: Vector): Promise<Outcome> {
   }
 }
 
-/** Runs an execution vector, or returns undefined when the input is not one. */
-export async function runExecutionVector(v: Vector): Promise<Outcome | undefined> {
-  const i = v.input;
-  if (Array.isArray(i.servers) && Array.isArray(i.probes)) return proberVector(v);
-  if (i.httpGet !== undefined && "timeoutMs" in i) return requestShape(v);
-  if (typeof i.server === "string" && "timeoutMs" in i) return singleHttp(v);
-  if ("socketTimeoutMs" in i) return tcpOpenClosed(v);
-  if ("serverHTTP1" in i && "serverH2C" in i) return autoDetect(v);
-  return undefined;
-}
+/** The execution kinds of readiness-probe.json (real loopback servers), by shape. */
+export const EXECUTION_KINDS: readonly Kind[] = [
+  {
+    name: "probe execution",
+    input: ["probes", "servers"],
+    optionalInput: ["concurrentCallers"],
+    expect: ["ready"],
+    optionalExpect: [
+      "log",
+      "logLinesContaining",
+      "minServerRequests",
+      "consecutiveSuccessCounterAtLeast",
+      "serverRequests",
+      "grpcServicesAsked",
+    ],
+    run: proberVector,
+  },
+  {
+    name: "http probe request shape",
+    input: ["httpGet", "timeoutMs"],
+    optionalInput: ["maxProtoMajor"],
+    expect: ["ready", "serverSees"],
+    optionalExpect: ["afterServerClosed"],
+    run: requestShape,
+  },
+  { name: "single http attempt", input: ["server", "timeoutMs"], expect: ["ready"], run: singleHttp },
+  {
+    name: "tcp attempt while listening and after close",
+    input: ["socketTimeoutMs"],
+    expect: ["whileListening", "afterClose"],
+    run: tcpOpenClosed,
+  },
+  {
+    name: "http/2 auto-detection",
+    input: ["serverHTTP1", "serverH2C", "statusHTTP1", "statusHTTP2", "timeoutMs"],
+    expect: ["detectedProtoMajor", "error"],
+    run: autoDetect,
+  },
+];

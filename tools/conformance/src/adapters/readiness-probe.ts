@@ -13,18 +13,17 @@ import {
   queueProxyOwnProbe,
   queueProxyProbeEnv,
   queueServingPortOf,
+  type RevisionLimits,
   type RevisionSpec,
+  renderFieldErrors,
+  userContainerProbes,
   validateContainer,
+  validateRevisionBounds,
 } from "@thaw/readiness";
 import { diff } from "../compare.js";
+import { dispatch, type Kind } from "../shape.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
-import { runExecutionVector } from "./readiness-probe-exec.js";
-
-/** Fails unless every key of `expect` is one this kind of vector knows how to check. */
-function onlyKeys(expect: Record<string, unknown>, known: string[]): Outcome | undefined {
-  const extra = Object.keys(expect).filter((k) => !known.includes(k));
-  return extra.length > 0 ? fail(`unknown expectation(s): ${extra.join(", ")}`) : undefined;
-}
+import { EXECUTION_KINDS } from "./readiness-probe-exec.js";
 
 function features(input: Record<string, unknown>): { multi: boolean } | string {
   const f = (input.features ?? {}) as Record<string, unknown>;
@@ -50,8 +49,6 @@ function typedContainer(raw: Record<string, unknown>, path: string): Container {
 }
 
 function decode(v: Vector): Outcome {
-  const known = onlyKeys(v.expect, ["probes", "error"]);
-  if (known) return known;
   const r = decodeProbeEnv(String(v.input.env), v.input.multiContainer === true);
   if (v.expect.error === true)
     return r.ok ? fail(`expected an error, decoded ${JSON.stringify(r.value)}`) : pass;
@@ -61,8 +58,6 @@ function decode(v: Vector): Outcome {
 }
 
 function encode(v: Vector): Outcome {
-  const known = onlyKeys(v.expect, ["json", "error"]);
-  if (known) return known;
   const raw = "probe" in v.input ? v.input.probe : v.input.probes;
   let typed: Probe | Probe[] | null | undefined;
   if (raw === null || raw === undefined) typed = raw;
@@ -75,8 +70,6 @@ function encode(v: Vector): Outcome {
 }
 
 function queueGeneration(v: Vector): Outcome {
-  const known = onlyKeys(v.expect, ["SERVING_READINESS_PROBE", "queueReadinessProbe", "env"]);
-  if (known) return known;
   const f = features(v.input);
   if (typeof f === "string") return fail(f);
   const { sidecars, ...rawServing } = v.input.servingContainer as Record<string, unknown>;
@@ -105,44 +98,89 @@ function queueGeneration(v: Vector): Outcome {
     const d = diff(own, v.expect.queueReadinessProbe, "$.queueReadinessProbe");
     if (d) return fail(d);
   }
+  if (v.expect.userContainerProbes !== undefined) {
+    // What kubelet still runs on the user container once the queue-proxy owns readiness (b.3).
+    const left = userContainerProbes(serving, Number(env.USER_PORT), { multiContainerProbing: f.multi });
+    const d = diff(left, v.expect.userContainerProbes, "$.userContainerProbes");
+    if (d) return fail(d);
+  }
   return pass;
 }
 
+/** Revision-level bounds (b.2): `timeoutSeconds` and `containerConcurrency` against config-defaults. */
+function revisionBounds(v: Vector): Outcome {
+  const errors = validateRevisionBounds(
+    v.input.revisionSpec as { timeoutSeconds?: number; containerConcurrency?: number },
+    (v.input.limits ?? {}) as RevisionLimits,
+  );
+  const got = errors.length === 0 ? null : renderFieldErrors(errors);
+  return got === v.expect.error
+    ? pass
+    : fail(`expected ${JSON.stringify(v.expect.error)}\n got ${JSON.stringify(got)}`);
+}
+
 function defaulting(v: Vector): Outcome {
-  const known = onlyKeys(v.expect, ["spec"]);
-  if (known) return known;
   const out = applyRevisionDefaults(v.input.spec as RevisionSpec);
   const d = diff(out, v.expect.spec, "$.spec");
   return d ? fail(d) : pass;
 }
 
 function validation(v: Vector): Outcome {
-  const known = onlyKeys(v.expect, ["error"]);
-  if (known) return known;
   const f = features(v.input);
   if (typeof f === "string") return fail(f);
-  // The Go test names which validator ran: the serving container's or a sidecar's.
-  const role = v.source.includes("#TestSidecarContainerValidation")
-    ? "sidecar"
-    : v.source.includes("#TestUserContainerValidation")
-      ? "serving"
-      : undefined;
-  if (!role) return fail(`unknown validation source ${v.source}`);
+  // Which validator runs is an input: `role`, else the serving container's, unless the vector comes from
+  // a sidecar test (the public vectors say so only in their source); see tools/conformance/README.md.
+  const role = v.input.role ?? (/sidecar/i.test(v.source) ? "sidecar" : "serving");
+  if (role !== "serving" && role !== "sidecar" && role !== "init")
+    return fail(`input.role must be serving, sidecar or init, got ${String(role)}`);
   const got = validateContainer(v.input.container, { role, multiContainerProbing: f.multi });
   const want = v.expect.error ?? null;
   return got === want ? pass : fail(`expected ${JSON.stringify(want)}\n got ${JSON.stringify(got)}`);
 }
 
-/** Routes each vector by the shape of its input. */
-export const adapter: Adapter = {
-  async run(v: Vector): Promise<Outcome> {
-    const i = v.input;
-    if (typeof i.env === "string") return decode(v);
-    if (!("servers" in i) && ("probe" in i || "probes" in i)) return encode(v);
-    if ("servingContainer" in i) return queueGeneration(v);
-    if ("spec" in i) return defaulting(v);
-    if ("container" in i) return validation(v);
-    const exec = await runExecutionVector(v);
-    return exec ?? fail("unknown vector kind: no handler recognises its input");
+/** Every kind readiness-probe.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "SERVING_READINESS_PROBE decoding",
+    input: ["env"],
+    optionalInput: ["multiContainer"],
+    expect: [],
+    optionalExpect: ["probes", "error"],
+    run: decode,
   },
-};
+  { name: "probe encoding", input: ["probe"], expect: ["json"], optionalExpect: ["error"], run: encode },
+  {
+    name: "probe list encoding",
+    input: ["probes"],
+    expect: ["json"],
+    optionalExpect: ["error"],
+    run: encode,
+  },
+  {
+    name: "queue probe generation",
+    input: ["servingContainer"],
+    optionalInput: ["features", "containerConcurrency"],
+    expect: [],
+    optionalExpect: ["SERVING_READINESS_PROBE", "queueReadinessProbe", "env", "userContainerProbes"],
+    run: queueGeneration,
+  },
+  { name: "revision defaulting", input: ["spec"], expect: ["spec"], run: defaulting },
+  {
+    name: "container validation",
+    input: ["container"],
+    optionalInput: ["features", "role"],
+    expect: ["error"],
+    run: validation,
+  },
+  {
+    name: "revision bounds validation",
+    input: ["revisionSpec"],
+    optionalInput: ["limits"],
+    expect: ["error"],
+    run: revisionBounds,
+  },
+  ...EXECUTION_KINDS,
+];
+
+/** Routes each vector by the shape of its input and expect. */
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

@@ -3,6 +3,7 @@ import { ManualClock } from "@thaw/clock/testing";
 import type { WireStatMessage } from "@thaw/protocol";
 import { statMetricsResponse } from "@thaw/protocol";
 import { diff } from "../compare.js";
+import { dispatch, type Kind } from "../shape.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
 type Rec = Record<string, unknown>;
@@ -100,12 +101,38 @@ function concurrencyReporter(i: Rec, e: Rec): Outcome {
   return check(messages, [...(e.messages as { key: string }[])].sort(byKey));
 }
 
-export const adapter: Adapter = {
-  async run(v: Vector): Promise<Outcome> {
-    const i = v.input;
-    if (i.kind === "requestStats") return requestStats(i, v.expect);
-    if (i.kind === "protobufReporter") return protobufReporter(i, v.expect);
-    if (i.kind === "activatorConcurrencyReporter") return concurrencyReporter(i, v.expect);
-    return fail(`unknown vector kind: ${String(i.kind)} (${v.name})`);
+const isKind = (kind: string) => ({
+  test: (v: Vector) => v.input.kind === kind,
+  text: `input.kind = ${kind}`,
+});
+
+/** Every kind request-stats.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "request stats",
+    input: ["kind", "createdAtMs", "events"],
+    when: isKind("requestStats"),
+    expect: ["reports"],
+    run: (v) => requestStats(v.input, v.expect),
   },
-};
+  {
+    name: "protobuf stats reporter",
+    input: ["kind", "podName", "report", "reportingPeriodSec"],
+    optionalInput: ["startedSecondsAgo"],
+    when: isKind("protobufReporter"),
+    expect: ["stat"],
+    optionalExpect: ["processUptimeRange", "contentType", "httpStatus"],
+    run: (v) => protobufReporter(v.input, v.expect),
+  },
+  {
+    name: "activator concurrency reporter",
+    input: ["kind", "ops", "podName"],
+    when: isKind("activatorConcurrencyReporter"),
+    expect: ["messages"],
+    optionalExpect: ["orderNote"],
+    run: (v) => concurrencyReporter(v.input, v.expect),
+  },
+];
+
+/** Drives @thaw/activation's request stats and reporters with request-stats.json. */
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };

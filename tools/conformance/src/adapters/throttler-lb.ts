@@ -18,6 +18,7 @@ import {
 } from "@thaw/activation";
 import { ManualClock } from "@thaw/clock/testing";
 import { diff } from "../compare.js";
+import { dispatch, type Kind } from "../shape.js";
 import { type Adapter, fail, type Outcome, pass, type Vector } from "../types.js";
 
 type Rec = Record<string, unknown>;
@@ -154,8 +155,10 @@ function lbPolicy(i: Rec, e: Rec): Outcome {
 
 async function probePods(i: Rec, e: Rec): Promise<Outcome> {
   const clock = new ManualClock(0);
-  const byHost = i.responsesByHost as Record<string, Rec>;
-  const fallback = i.defaultResponse as Rec;
+  // README: hosts not in responsesByHost get defaultResponse, itself 200 `queue` when absent; d.3's 300 ms.
+  const byHost = (i.responsesByHost ?? {}) as Record<string, Rec>;
+  const fallback = (i.defaultResponse ?? { code: 200, body: "queue" }) as Rec;
+  const timeoutMs = Number(i.probeTimeoutMs ?? 300);
   let calls = 0;
   let badRequest: string | undefined;
   const fetch: FetchLike = async (url, init) => {
@@ -181,15 +184,15 @@ async function probePods(i: Rec, e: Rec): Promise<Outcome> {
     {
       ready: current.ready,
       notReady: current.notReady,
-      healthy: new Set(i.previouslyHealthy as string[]),
+      healthy: new Set((i.previouslyHealthy ?? []) as string[]),
       meshMode,
       probeOptimisation: Boolean(i.enableProbeOptimization),
-      timeoutMs: Number(i.probeTimeoutMs),
+      timeoutMs,
     },
     (dest, signal) => probeDestination(fetch, dest, signal),
     clock,
   );
-  await clock.advance(Number(i.probeTimeoutMs) + 100);
+  await clock.advance(timeoutMs + 100);
   const r = await round;
   if (badRequest) return fail(badRequest);
   if (r.probes !== calls) return fail(`round counted ${r.probes} probes, fetch saw ${calls}`);
@@ -205,45 +208,114 @@ async function probePods(i: Rec, e: Rec): Promise<Outcome> {
   );
 }
 
-export const adapter: Adapter = {
-  async run(v: Vector): Promise<Outcome> {
-    const i = v.input;
-    const e = v.expect;
-    if ("revisionBreaker" in i) return updateCapacity(i, e);
-    if ("updates" in i) return podAssignment(i, e);
-    if ("policy" in i) return lbPolicy(i, e);
-    if ("current" in i) return probePods(i, e);
-    if ("activatorCount" in i) {
-      const capacity = calculateCapacity(
-        Number(i.containerConcurrency),
-        Number(i.backendCount),
-        Number(i.numTrackers),
-        Number(i.activatorCount),
-      );
-      return check({ capacity }, e);
-    }
-    if ("sortedActivatorIPs" in i) {
-      return check({ index: inferActivatorIndex(i.sortedActivatorIPs as string[], String(i.self)) }, e);
-    }
-    if ("sortedDests" in i) {
-      return check(
-        { assigned: assignSlice(i.sortedDests as string[], Number(i.selfIndex), Number(i.numActivators)) },
-        e,
-      );
-    }
-    if ("numTrackers" in i && "selfIndex" in i) {
-      return check(pickIndices(Number(i.numTrackers), Number(i.selfIndex), Number(i.numActivators)), e);
-    }
-    if ("target" in i && "port" in i) return check({ result: withPort(String(i.target), Number(i.port)) }, e);
-    if ("readyPods" in i && "activatorCapacity" in i) {
-      const n = activatorsForRevision(
-        Number(i.readyPods),
-        Number(i.totalValue),
-        Number(i.targetBurstCapacity),
-        Number(i.activatorCapacity),
-      );
-      return check({ numActivators: n }, e);
-    }
-    return fail(`unknown vector kind: ${v.name}`);
+const n = (v: Vector, k: string) => Number(v.input[k]);
+
+/** Every kind throttler-lb.json holds, by the shape of its input and expect. */
+export const kinds: readonly Kind[] = [
+  {
+    name: "update capacity",
+    input: ["backendCount", "containerConcurrency", "numActivators", "podTrackers", "revisionBreaker"],
+    optionalInput: ["activatorIndex"],
+    expect: ["revisionBreakerCapacity"],
+    optionalExpect: ["assignedTrackers"],
+    run: (v) => updateCapacity(v.input, v.expect),
   },
-};
+  {
+    name: "calculate capacity",
+    input: ["activatorCount", "backendCount", "containerConcurrency", "numTrackers"],
+    expect: ["capacity"],
+    run: (v) =>
+      check(
+        {
+          capacity: calculateCapacity(
+            n(v, "containerConcurrency"),
+            n(v, "backendCount"),
+            n(v, "numTrackers"),
+            n(v, "activatorCount"),
+          ),
+        },
+        v.expect,
+      ),
+  },
+  {
+    name: "infer activator index",
+    input: ["self", "sortedActivatorIPs"],
+    expect: ["index"],
+    run: (v) =>
+      check(
+        { index: inferActivatorIndex(v.input.sortedActivatorIPs as string[], String(v.input.self)) },
+        v.expect,
+      ),
+  },
+  {
+    name: "pick indices",
+    input: ["numActivators", "numTrackers", "selfIndex"],
+    expect: ["beginIndex", "endIndex", "remnants"],
+    run: (v) => check(pickIndices(n(v, "numTrackers"), n(v, "selfIndex"), n(v, "numActivators")), v.expect),
+  },
+  {
+    name: "assign slice",
+    input: ["numActivators", "selfIndex", "sortedDests"],
+    expect: ["assigned"],
+    run: (v) =>
+      check(
+        { assigned: assignSlice(v.input.sortedDests as string[], n(v, "selfIndex"), n(v, "numActivators")) },
+        v.expect,
+      ),
+  },
+  {
+    name: "pod assignment",
+    input: ["containerConcurrency", "numActivators", "updates"],
+    optionalInput: ["activatorIndex"],
+    expect: ["afterUpdate"],
+    run: (v) => podAssignment(v.input, v.expect),
+  },
+  {
+    name: "LB policy",
+    input: ["policy", "trackers"],
+    optionalInput: ["picks", "steps", "sequentialPicksWithImmediateRelease"],
+    expect: [],
+    optionalExpect: ["picked", "stepsAsserted", "eachTrackerPickedAtLeastOnce", "total"],
+    run: (v) => lbPolicy(v.input, v.expect),
+  },
+  {
+    name: "activator probe pods",
+    input: ["current", "meshMode"],
+    optionalInput: [
+      "previouslyHealthy",
+      "defaultResponse",
+      "enableProbeOptimization",
+      "probeTimeoutMs",
+      "responsesByHost",
+    ],
+    expect: [],
+    optionalExpect: ["healthy", "noop", "notMesh", "numProbes", "success"],
+    run: (v) => probePods(v.input, v.expect),
+  },
+  {
+    name: "secure port rewrite",
+    input: ["port", "target"],
+    expect: ["result"],
+    run: (v) => check({ result: withPort(String(v.input.target), n(v, "port")) }, v.expect),
+  },
+  {
+    name: "activators per revision",
+    input: ["activatorCapacity", "readyPods", "targetBurstCapacity", "totalValue"],
+    expect: ["numActivators"],
+    run: (v) =>
+      check(
+        {
+          numActivators: activatorsForRevision(
+            n(v, "readyPods"),
+            n(v, "totalValue"),
+            n(v, "targetBurstCapacity"),
+            n(v, "activatorCapacity"),
+          ),
+        },
+        v.expect,
+      ),
+  },
+];
+
+/** Drives @thaw/activation's throttler, LB policies and backend probing with throttler-lb.json. */
+export const adapter: Adapter = { run: (v) => dispatch(kinds, v) };
