@@ -12,6 +12,8 @@ const examplesDir = new URL("../examples/", import.meta.url).pathname;
 
 // What a tarball may hold: compiled ESM and its types, committed launchers, and npm's own files.
 const allowedFile = /^(README\.md|LICENSE|package\.json|dist\/.+\.(js|d\.ts)|bin\/[a-z-]+\.mjs)$/;
+// ... and never compiled tests.
+const testFile = /\.(test|spec)\.(js|d\.ts)$/;
 
 // Core packages have no third-party runtime dependency, with one reasoned exception: @thaw/config is the
 // schema of thaw.config.yaml, so its validator and its YAML reader are what the package is.
@@ -84,7 +86,8 @@ export function packageIssues(pkg, packed, all) {
   }
 
   const files = packed.files.map((f) => f.path);
-  for (const f of files) if (!allowedFile.test(f)) bad(`packs ${f}, which a user does not need`);
+  for (const f of files)
+    if (!allowedFile.test(f) || testFile.test(f)) bad(`packs ${f}, which a user does not need`);
   for (const need of ["README.md", "LICENSE", "package.json"])
     if (!files.includes(need)) bad(`the tarball has no ${need}`);
   for (const t of exportTargets(m.exports))
