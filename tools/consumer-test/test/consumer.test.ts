@@ -2,6 +2,8 @@
  * A new user's view of the packages: every public package is packed, the tarballs alone (plus their
  * third-party dependencies from the registry) are installed into a fresh project under the OS temp dir,
  * and that project type-checks, runs the READMEs' examples, runs the bins and builds a Worker.
+ * The tools a user would add as devDependencies (typescript, wrangler, publint, attw) are the workspace's
+ * pinned copies, run with the project as their working directory, so nothing resolves from the workspace.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
