@@ -11,6 +11,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject, examplesDir, freshDir, npmInstall, packAll, packages, repoRoot } from "./project.js";
 import { run, shown, userEnv } from "./run.js";
@@ -150,6 +151,38 @@ describe("a fresh project that installs the tarballs", () => {
     const bundle = readFileSync(join(app, "worker-dist", "activator.worker.js"), "utf8");
     expect(bundle).toMatch(/export \{[^}]*\bRevisionActivator\b[^}]*\}/);
     expect(r.stdout + r.stderr).toContain("REVISION_ACTIVATOR");
+  });
+
+  it("the bundled Worker runs in workerd (Miniflare) and forwards a request to a pod on Node", async () => {
+    const pod = await listen(
+      createServer((req, res) => {
+        res.end(req.headers["k-network-probe"] === "queue" ? "queue" : `hello from the pod (${req.url})`);
+      }),
+    );
+    const revisions = [
+      {
+        namespace: "default",
+        name: "hello-00001",
+        endpoints: [`127.0.0.1:${(pod.address() as AddressInfo).port}`],
+      },
+    ];
+    const mf = new Miniflare({
+      modules: true,
+      scriptPath: join(app, "worker-dist", "activator.worker.js"),
+      modulesRoot: join(app, "worker-dist"), // module names are relative to it (the default is the cwd)
+      compatibilityDate: "2026-04-20",
+      durableObjects: { REVISION_ACTIVATOR: { className: "RevisionActivator", useSQLite: true } },
+      bindings: { REVISIONS: JSON.stringify(revisions), ACTIVATOR_TOKEN: "", SCALER_WEBHOOK: "" },
+    });
+    try {
+      const res = await mf.dispatchFetch("http://activator.example/greet", {
+        headers: { "knative-serving-namespace": "default", "knative-serving-revision": "hello-00001" },
+      });
+      expect([res.status, await res.text()]).toEqual([200, "hello from the pod (/greet)"]);
+    } finally {
+      await mf.dispose();
+      pod.close();
+    }
   });
 });
 
