@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-const activatorDist = fileURLToPath(new URL("../activator/dist/", import.meta.url));
+const activatorDist = fileURLToPath(new URL("../activator/dist-worker/", import.meta.url));
 
 // The hook's Workers entry and middleware inside workerd. Auxiliary workers: a fake activator implementing
 // POST /v1/activate (plain JS), and the real @thaw/activator worker (built by its own package) with its

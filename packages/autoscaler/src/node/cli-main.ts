@@ -1,6 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parse as parseYaml } from "yaml";
 import { parseGoDuration } from "../duration.js";
 import type { Issue } from "../issues.js";
 import { simulationOptionsFrom } from "../simulator/options.js";
@@ -84,9 +83,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(`thaw-simulate: ${(e as Error).message}\n`);
     return 2;
   }
+  const parseDoc = v.config.endsWith(".json") ? JSON.parse : await loadYaml();
+  if (!parseDoc) {
+    io.err(
+      `thaw-simulate: ${v.config}: reading YAML needs the package 'yaml' (an optional peer dependency of @thaw/autoscaler): run \`npm install yaml\`, or pass the config as a .json file\n`,
+    );
+    return 2;
+  }
   let doc: unknown;
   try {
-    doc = v.config.endsWith(".json") ? JSON.parse(configText) : parseYaml(configText);
+    doc = parseDoc(configText);
   } catch (e) {
     io.err(
       `${v.config}: not valid ${v.config.endsWith(".json") ? "JSON" : "YAML"}: ${(e as Error).message}\n`,
@@ -138,6 +144,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (!v.json) io.out(`SVG written to ${v.svg}\n`);
   }
   return 0;
+}
+
+/** The `parse` of the optional peer `yaml`, or undefined when it is not installed (JSON configs need none). */
+async function loadYaml(): Promise<((text: string) => unknown) | undefined> {
+  try {
+    return (await import("yaml")).parse;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return undefined;
+    throw e;
+  }
 }
 
 function parseCliArgs(argv: readonly string[]) {
