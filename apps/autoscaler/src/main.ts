@@ -44,7 +44,9 @@ async function main(argv: string[]): Promise<number> {
   let local: LocalScaler | undefined;
   const webhook = new WebhookScaler();
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
-  const quietMs = parseDurationMs(cfg.drain.quietPeriod) ?? 30_000;
+  // Knative's 30 s unless the config says otherwise: routers in other processes need it to stop routing.
+  const quietMs =
+    cfg.drain.quietPeriod === undefined ? 30_000 : (parseDurationMs(cfg.drain.quietPeriod) ?? 30_000);
   for (const [i, s] of cfg.services.entries()) {
     const rev = { namespace: s.namespace, name: s.name };
     const policy = policyFor({
