@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Test app for apps/cli's tests: answers every request with what it received (method, path, headers, body)
+// as JSON, and echoes every websocket message back. Env: PORT, STARTUP_DELAY_MS (default 0), SERVING_POD or
+// HOSTNAME (the name it reports). `GET /close-listener` stops accepting connections while the process stays
+// up, so tests can make a live pod whose app refuses connections.
+import { createServer } from "node:http";
+import { WebSocketServer } from "ws";
+
+const port = Number(process.env.PORT ?? 8080);
+const delay = Number(process.env.STARTUP_DELAY_MS ?? 0);
+const pod = process.env.SERVING_POD || process.env.HOSTNAME || `echo-${process.pid}`;
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    if (req.url === "/healthz") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    if (req.url === "/close-listener") {
+      res.writeHead(200, { "content-type": "text/plain", connection: "close" }).end("closing");
+      server.close();
+      return;
+    }
+    const body = Buffer.concat(chunks).toString("utf8");
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body }));
+  });
+});
+const wss = new WebSocketServer({ server });
+wss.on("connection", (ws, req) => {
+  ws.send(`hello from ${pod} ${req.url}`);
+  ws.on("message", (data, binary) => ws.send(binary ? data : `echo ${data}`));
+});
+
+process.on("SIGTERM", () => {
+  for (const c of wss.clients) c.terminate();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});
+
+setTimeout(() => server.listen(port, "127.0.0.1"), delay);
