@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Test app for apps/cli's tests: answers every request with what it received (method, path, headers, body)
 // as JSON, and echoes every websocket message back. Env: PORT, STARTUP_DELAY_MS (default 0), SERVING_POD or
-// HOSTNAME (the name it reports). `GET /close-listener` stops accepting connections while the process stays
+// HOSTNAME (the name it reports). `?sleep=ms` delays an answer. `GET /close-listener` stops accepting connections while the process stays
 // up, so tests can make a live pod whose app refuses connections.
 import { createServer } from "node:http";
 import { WebSocketServer } from "ws";
@@ -24,11 +24,15 @@ const server = createServer((req, res) => {
       return;
     }
     const body = Buffer.concat(chunks).toString("utf8");
-    res
-      .writeHead(200, { "content-type": "application/json" })
-      .end(JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body }));
+    const sleep = Number(new URL(req.url, "http://x").searchParams.get("sleep") ?? 0);
+    setTimeout(() => reply(req, res, body), sleep);
   });
 });
+function reply(req, res, body) {
+  res
+    .writeHead(200, { "content-type": "application/json" })
+    .end(JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body }));
+}
 const wss = new WebSocketServer({ server });
 wss.on("connection", (ws, req) => {
   ws.send(`hello from ${pod} ${req.url}`);
