@@ -11,6 +11,9 @@ import { freePort, type NginxProcess, requireNginx, startNginxForHook } from "./
 const TIMEOUT_MS = 1500;
 const TOKEN = "activator-token-for-tests";
 
+/** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
+const HOOK_TOKEN = "change-me-to-a-long-random-string";
+
 let activator: RunningActivator;
 let hook: HookService;
 let nginx: NginxProcess;
@@ -55,6 +58,8 @@ beforeAll(async () => {
   });
   hook = await startIngressHook({
     port: 0,
+    // The token infra/nginx/nginx.conf sends in its auth locations: without it every request here fails.
+    token: HOOK_TOKEN,
     activatorUrl: `http://127.0.0.1:${activator.port}`,
     activatorToken: TOKEN,
     services: [

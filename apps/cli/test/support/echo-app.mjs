@@ -18,9 +18,13 @@ const server = createServer((req, res) => {
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
       return;
     }
-    if (req.url === "/close-listener") {
+    if (req.url.startsWith("/close-listener")) {
+      // Refuse connections for `reopen` ms (forever without it) while the process stays up.
+      const reopen = Number(new URL(req.url, "http://x").searchParams.get("reopen") ?? 0);
       res.writeHead(200, { "content-type": "text/plain", connection: "close" }).end("closing");
       server.close();
+      server.closeIdleConnections();
+      if (reopen > 0) setTimeout(() => server.listen(port, "127.0.0.1"), reopen);
       return;
     }
     const body = Buffer.concat(chunks).toString("utf8");
