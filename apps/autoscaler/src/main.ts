@@ -107,7 +107,10 @@ async function main(argv: string[]): Promise<number> {
     host: listen.slice(0, i),
     port: Number(listen.slice(i + 1)),
     logger: jsonLogger,
-    ...(cfg.token ? { token: cfg.token } : {}),
+    // Stats, scale events and status need it: THAW_AUTOSCALER_TOKEN (a Kubernetes Secret), else the config's.
+    ...(process.env.THAW_AUTOSCALER_TOKEN || cfg.token
+      ? { token: process.env.THAW_AUTOSCALER_TOKEN || cfg.token }
+      : {}),
   });
   service.on((e) => {
     if (e.type !== "status") jsonLogger.info(e.type, { ...e });
