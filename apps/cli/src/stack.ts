@@ -261,6 +261,9 @@ export async function startStack(
     closing ??= (async () => {
       // 1. No new connections. Connections already open may still send a request: wait until nothing is in
       //    flight and no request started for a moment, then close the idle ones.
+      //    Connections the kernel completed but Node has not accepted yet (a busy event loop) would be reset
+      //    by closing the listener at once, so they get a moment to be accepted and served first.
+      await new Promise((r) => setTimeout(r, 100));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (let i = 0; i < 1_000_000; i++) {
         if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
