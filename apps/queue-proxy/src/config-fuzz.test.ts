@@ -7,6 +7,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "./config.js";
 
+// Generous: on a loaded 2-core machine a few thousand runs take seconds.
+const SLOW = 60_000;
+
 const good: Record<string, string> = {
   CONTAINER_CONCURRENCY: "10",
   QUEUE_SERVING_PORT: "8012",
@@ -45,46 +48,58 @@ const value = fc.oneof(
 );
 
 describe("queue-proxy env config properties", () => {
-  it("never throws, and every issue names a known variable and says what is expected", () => {
-    fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...names), value), fc.boolean(), (env, fromGood) => {
-        const r = parseConfig(fromGood ? { ...good, ...env } : env);
-        if (r.ok) return;
-        expect(r.issues.length).toBeGreaterThan(0);
-        for (const i of r.issues) {
-          expect(names, JSON.stringify(i)).toContain(i.variable);
-          expect(i.message.trim(), JSON.stringify(i)).not.toBe("");
-        }
-      }),
-      { numRuns: 3000 },
-    );
-  });
+  it(
+    "never throws, and every issue names a known variable and says what is expected",
+    () => {
+      fc.assert(
+        fc.property(fc.dictionary(fc.constantFrom(...names), value), fc.boolean(), (env, fromGood) => {
+          const r = parseConfig(fromGood ? { ...good, ...env } : env);
+          if (r.ok) return;
+          expect(r.issues.length).toBeGreaterThan(0);
+          for (const i of r.issues) {
+            expect(names, JSON.stringify(i)).toContain(i.variable);
+            expect(i.message.trim(), JSON.stringify(i)).not.toBe("");
+          }
+        }),
+        { numRuns: 3000 },
+      );
+    },
+    SLOW,
+  );
 
-  it("reads an in-range port or concurrency written with spaces or a + sign as that number", () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 65535 }),
-        fc.integer({ min: 0, max: 1000 }),
-        fc.boolean(),
-        (port, cc, fancy) => {
-          const w = (n: number) => (fancy ? ` +${n} ` : String(n));
-          const r = parseConfig({ ...good, USER_PORT: w(port), CONTAINER_CONCURRENCY: w(cc) });
-          expect(r.ok).toBe(true);
-          if (r.ok) expect([r.value.userPort, r.value.containerConcurrency]).toEqual([port, cc]);
-        },
-      ),
-      { numRuns: 1000 },
-    );
-  });
+  it(
+    "reads an in-range port or concurrency written with spaces or a + sign as that number",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 65535 }),
+          fc.integer({ min: 0, max: 1000 }),
+          fc.boolean(),
+          (port, cc, fancy) => {
+            const w = (n: number) => (fancy ? ` +${n} ` : String(n));
+            const r = parseConfig({ ...good, USER_PORT: w(port), CONTAINER_CONCURRENCY: w(cc) });
+            expect(r.ok).toBe(true);
+            if (r.ok) expect([r.value.userPort, r.value.containerConcurrency]).toEqual([port, cc]);
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    },
+    SLOW,
+  );
 
-  it("refuses every out-of-range port, naming the variable", () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 65536 })), (port) => {
-        const r = parseConfig({ ...good, USER_PORT: String(port) });
-        expect(r.ok).toBe(false);
-        if (!r.ok) expect(r.issues.map((i) => i.variable)).toEqual(["USER_PORT"]);
-      }),
-      { numRuns: 500 },
-    );
-  });
+  it(
+    "refuses every out-of-range port, naming the variable",
+    () => {
+      fc.assert(
+        fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 65536 })), (port) => {
+          const r = parseConfig({ ...good, USER_PORT: String(port) });
+          expect(r.ok).toBe(false);
+          if (!r.ok) expect(r.issues.map((i) => i.variable)).toEqual(["USER_PORT"]);
+        }),
+        { numRuns: 500 },
+      );
+    },
+    SLOW,
+  );
 });

@@ -10,7 +10,7 @@ import { parseConfig } from "./parse.js";
 import { parseConfigText } from "./parse-text.js";
 
 const RUNS = { numRuns: 500 };
-const SLOW = 30_000;
+const SLOW = 60_000;
 
 function wellFormed(r: ReturnType<typeof parseConfig>): void {
   if (r.ok) return;
