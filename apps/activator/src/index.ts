@@ -3,6 +3,7 @@
  * `thaw-activator` bin) and the Worker in src/worker.ts.
  */
 export { type ActivatorApp, createActivatorApp } from "./app.js";
+export { NO_BODY, type PreparedBody, prepareBody } from "./body.js";
 export { EdgeScaling, type EdgeTick } from "./edge-scaling.js";
 export { createFetchForwarder } from "./fetch-forwarder.js";
 export { LocalCoordinator, type LocalCoordinatorOptions } from "./local-coordinator.js";

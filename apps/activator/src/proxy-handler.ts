@@ -1,9 +1,11 @@
 import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
 import {
+  APP_UNREACHED_HEADER,
   activatorUpstreamHeaders,
   ErrorCode,
   errorTextResponse,
   httpStatusFor,
+  isAppUnreached,
   stripHopByHop,
 } from "@thaw/protocol";
 import { NO_BODY, prepareBody } from "./body.js";
@@ -82,6 +84,12 @@ export async function proxyRequest(
           body: body.next(),
           signal: timer.signal,
         });
+        // The pod's queue-proxy says the app refused the connection: nothing reached the app, so this is
+        // a forward that never happened, to be sent to another pod like a refused connection.
+        if (isAppUnreached(upstream.status, upstream.headers)) {
+          discard(upstream.body);
+          throw new UpstreamError(`pod ${lease.dest}: the app refused the connection`, false);
+        }
       } catch (err) {
         lease.release();
         if (!(err instanceof UpstreamError) || timer.signal.aborted) throw err;
@@ -109,6 +117,7 @@ export async function proxyRequest(
         return upstream.raw;
       }
       const h = stripHopByHop(new Headers(upstream.headers));
+      h.delete(APP_UNREACHED_HEADER);
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
       return respond(upstream, h, lease, timer, out);
@@ -187,6 +196,14 @@ function callerTimeoutMs(headers: Headers): number | undefined {
   ];
   const set = all.filter((v): v is number => v !== undefined);
   return set.length > 0 ? Math.min(...set) : undefined;
+}
+
+/**
+ * Reads an answer that will not be used to its end (a queue-proxy's short error text), which also frees
+ * its connection; cancelling Node's web-stream adapter mid-flow throws from inside Node instead.
+ */
+function discard(body: UpstreamResponse["body"]): void {
+  if (body !== null && !(body instanceof Uint8Array)) void body.pipeTo(new WritableStream()).catch(() => {});
 }
 
 /** Rejects with the signal's reason when it fires before `p` settles. */

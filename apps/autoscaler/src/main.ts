@@ -24,7 +24,7 @@ import { startAutoscalerServer } from "./server.js";
 import { AutoscalerService } from "./service.js";
 
 const USAGE =
-  "usage: thaw-autoscaler --config thaw.config.yaml [--listen 0.0.0.0:8080] (env: THAW_CONFIG, THAW_AUTOSCALER_LISTEN, THAW_TOKEN)";
+  "usage: thaw-autoscaler --config thaw.config.yaml [--listen 0.0.0.0:8080] (env: THAW_CONFIG, THAW_AUTOSCALER_LISTEN, THAW_AUTOSCALER_TOKEN)";
 
 async function main(argv: string[]): Promise<number> {
   let config = process.env.THAW_CONFIG ?? "thaw.config.yaml";
@@ -65,7 +65,9 @@ async function main(argv: string[]): Promise<number> {
   let local: LocalScaler | undefined;
   const webhook = new WebhookScaler({ secret: secret ?? "" });
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
-  const quietMs = parseDurationMs(cfg.drain.quietPeriod) ?? 30_000;
+  // Knative's 30 s unless the config says otherwise: routers in other processes need it to stop routing.
+  const quietMs =
+    cfg.drain.quietPeriod === undefined ? 30_000 : (parseDurationMs(cfg.drain.quietPeriod) ?? 30_000);
   const annotationsChanged = new Map<string, (annotations: Record<string, string> | undefined) => void>();
   for (const [i, s] of cfg.services.entries()) {
     const rev = { namespace: s.namespace, name: s.name };
@@ -162,7 +164,7 @@ async function main(argv: string[]): Promise<number> {
     }
     service.addRevision(rev, policy.value);
   }
-  const token = process.env.THAW_TOKEN || cfg.token;
+  const token = process.env.THAW_AUTOSCALER_TOKEN || cfg.token;
   const i = listen.lastIndexOf(":");
   const server = await startAutoscalerServer({
     service,
@@ -170,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
     host: listen.slice(0, i),
     port: Number(listen.slice(i + 1)),
     logger: jsonLogger,
-    // THAW_TOKEN (a Secret in a cluster) keeps the token out of the ConfigMap that holds the config.
+    // THAW_AUTOSCALER_TOKEN (a Secret in a cluster) keeps the token out of the ConfigMap that holds the config.
     ...(token ? { token } : {}),
     ...(secret ? { scaleWebhookSecret: secret } : {}),
   });

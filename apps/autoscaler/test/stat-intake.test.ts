@@ -160,6 +160,7 @@ describe("stat server over real loopback sockets", () => {
     const { url } = await start(TOKEN);
     const probe = await fetch(`${url}/`, { headers: { "user-agent": "kube-probe/1.31" } });
     expect(probe.status).toBe(200);
+    expect((await fetch(`${url}/v1/revisions`)).status).toBe(401);
     const revs = await fetch(`${url}/v1/revisions`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(((await revs.json()) as unknown[])[0]).toMatchObject({
       namespace: "default",

@@ -1,14 +1,26 @@
-import type { Forwarder, UpstreamRequest } from "@thaw/activator";
-import { UpstreamError } from "@thaw/activator";
+import { type Forwarder, prepareBody } from "@thaw/activator";
 import type { RevisionStatus } from "@thaw/autoscaler-service";
 import type { IngressHook } from "@thaw/ingress-hook";
 import { type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
-import { Header, stripHopByHop } from "@thaw/protocol";
+import {
+  AddressRanges,
+  Header,
+  REVISION_HEADERS,
+  type RevisionId,
+  tokenAllows,
+  tokenMatches,
+} from "@thaw/protocol";
 import { Hono } from "hono";
+import { authorized, sessionCookie, signInPage, unauthorizedJson } from "./auth.js";
+import { clientHeaders, peerOf } from "./client-headers.js";
 import { statusPage } from "./status-page.js";
+import { toPod } from "./to-pod.js";
 
 /** Where the hook says a request goes when the activator must carry it (proxy mode). */
 export const ACTIVATOR_UPSTREAM = "activator.thaw.internal:0";
+
+/** The activator API the gateway serves, by method and exact path (anything else is the apps'). */
+const ACTIVATOR_API = new Set(["POST /v1/activate", "GET /v1/watch", "GET /v1/status"]);
 
 /** What the gateway composes. */
 export interface GatewayDeps {
@@ -23,88 +35,104 @@ export interface GatewayDeps {
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
   /** `POST /v1/scale`: the signed scale webhook receiver (CONTRACTS.md). */
   scaleWebhook?: (req: Request) => Promise<Response>;
-  /**
-   * The stack's token. An edge gateway in front cannot keep the client's Host (Workers set Host from the
-   * URL), so it sends it as `X-Forwarded-Host` with this token in `X-Thaw-Route-Token`; only then is the
-   * forwarded host believed and routed on.
-   */
-  edgeToken?: string;
-}
-
-/** Equal strings, compared in time that depends only on the length. */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  /** thaw.config.yaml `token`: every internal endpoint needs it when set. */
+  token?: string;
+  /** thaw.config.yaml `trustedProxies`: peers whose X-Forwarded-* and Forwarded are kept (default nobody). */
+  trustedProxies?: AddressRanges;
+  /** Request bodies up to this many bytes are kept so a forward that reached no app can be sent again. */
+  bodyBufferCap?(revision: RevisionId): number;
 }
 
 /**
  * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/auth/*`
- * (the hook as a forward-auth service), `/v1/*` (the activator API), and everything else through the
- * ingress hook: warm revisions in serve mode go straight to a pod, the rest through the activator.
+ * (the hook as a forward-auth service), the activator API (`POST /v1/activate`, `GET /v1/watch`,
+ * `GET /v1/status`), all behind the token when one is set; everything else through the ingress hook:
+ * warm revisions in serve mode go straight to a pod, the rest through the activator.
  */
 export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressVariables }> {
+  const { token } = deps;
+  const trusted = deps.trustedProxies ?? new AddressRanges();
   const app = new Hono<{ Variables: ThawIngressVariables }>();
   app.get("/_thaw", (c) => c.redirect("/_thaw/"));
-  app.get("/_thaw/", (c) => c.html(statusPage()));
-  app.get("/_thaw/api/revisions", (c) => c.json(deps.revisions()));
+  app.get("/_thaw/", (c) =>
+    authorized(c.req.raw, token, { cookie: true }) ? c.html(statusPage()) : signInPage(false),
+  );
+  app.post("/_thaw/login", async (c) => {
+    const form = await c.req.formData().catch(() => undefined);
+    const given = form?.get("token");
+    if (!token) return c.redirect("/_thaw/", 303);
+    if (typeof given !== "string" || !tokenAllows(token, given)) return signInPage(true);
+    return new Response(null, {
+      status: 303,
+      headers: { location: "/_thaw/", "set-cookie": sessionCookie(token) },
+    });
+  });
+  app.get("/_thaw/api/revisions", (c) =>
+    authorized(c.req.raw, token, { cookie: true }) ? c.json(deps.revisions()) : unauthorizedJson(),
+  );
   app.all("/_thaw/auth/*", (c) => {
+    if (!authorized(c.req.raw, token, { query: true })) return unauthorizedJson();
     const url = new URL(c.req.url);
     url.pathname = url.pathname.slice("/_thaw/auth".length) || "/";
+    url.searchParams.delete("token");
     return deps.forwardAuth.fetch(new Request(url, c.req.raw));
   });
   const scale = deps.scaleWebhook;
   if (scale) app.post("/v1/scale", (c) => scale(c.req.raw));
-  app.all("/v1/*", (c) => deps.activator.fetch(c.req.raw));
+  app.all("/v1/*", async (c, next) => {
+    if (!ACTIVATOR_API.has(`${c.req.method} ${c.req.path}`)) return next();
+    if (!authorized(c.req.raw, token)) return unauthorizedJson();
+    // The activator reads revision headers as "proxy this request": an API call carries none.
+    const headers = new Headers(c.req.raw.headers);
+    for (const name of REVISION_HEADERS) headers.delete(name);
+    return deps.activator.fetch(new Request(c.req.raw, { headers }));
+  });
+  // The data path: a client's internal and route-by-name headers go, the forwarding headers are the
+  // gateway's own (or a trusted proxy's plus the peer).
   app.use("*", async (c, next) => {
-    const fwd = c.req.header("x-forwarded-host");
-    const token = c.req.header("x-thaw-route-token");
-    if (deps.edgeToken && fwd && token !== undefined && sameText(token, deps.edgeToken)) {
-      const headers = new Headers(c.req.raw.headers);
-      headers.set("host", fwd);
-      c.req.raw = new Request(c.req.raw, { headers });
-    }
+    const raw = c.req.raw.headers;
+    // An edge gateway in front cannot keep the client's Host (Workers set Host from the URL): it sends it as
+    // X-Forwarded-Host with the stack's token in X-Thaw-Route-Token, and only then is that host routed on.
+    const forwardedHost = raw.get("x-forwarded-host");
+    const edge = token && forwardedHost && tokenMatches(raw.get("x-thaw-route-token") ?? "", token);
+    const headers = clientHeaders(raw, peerOf(c.env), trusted);
+    if (edge && forwardedHost) headers.set("host", forwardedHost);
+    c.req.raw = new Request(c.req.raw, { headers });
     await next();
   });
   app.use("*", thawIngress({ hook: deps.hook, setUpstreamHeader: false }));
   app.all("*", async (c) => {
     const d = c.var.thaw;
+    const req = c.req.raw;
     const status = deps
       .revisions()
       .find((r) => r.namespace === d.revision.namespace && r.name === d.revision.name);
     const direct = status?.mode === "serve" && d.upstream && d.upstream !== ACTIVATOR_UPSTREAM;
+    const headers = new Headers(req.headers);
+    let body = req.body;
     if (direct) {
-      const res = await toPod(deps.forward, d.upstream as string, c.req.raw);
-      if (res) return res;
+      const prepared = await prepareBody(
+        req.body,
+        req.headers,
+        deps.bodyBufferCap?.(d.revision) ?? 1024 * 1024,
+      );
+      const outcome = await toPod(deps.forward, d.upstream as string, req, headers, prepared);
+      if (outcome.kind === "answer") return outcome.response;
+      // Nothing reached the app: the activator holds it until a pod is ready (another one, or this one back).
+      if (prepared.touched()) return new Response("upstream failed\n", { status: 502 });
+      body = prepared.next() as ReadableStream<Uint8Array> | null;
     }
-    const headers = new Headers(c.req.raw.headers);
     headers.set(Header.namespace, d.revision.namespace);
     headers.set(Header.revision, d.revision.name);
-    return deps.activator.fetch(new Request(c.req.raw, { headers }));
+    return deps.activator.fetch(
+      new Request(req.url, {
+        method: req.method,
+        headers,
+        body,
+        signal: req.signal,
+        duplex: "half",
+      } as RequestInit),
+    );
   });
   return app;
-}
-
-/** Forwards to a pod; undefined when the connection never opened (the activator then takes the request). */
-async function toPod(forward: Forwarder, dest: string, req: Request): Promise<Response | undefined> {
-  const url = new URL(req.url);
-  const headers = stripHopByHop(new Headers(req.headers));
-  headers.delete("host");
-  const host = req.headers.get("host");
-  if (host) headers.set("x-forwarded-host", host);
-  const upstream: UpstreamRequest = {
-    method: req.method,
-    path: url.pathname + url.search,
-    headers,
-    body: req.body,
-    signal: req.signal,
-  };
-  try {
-    const res = await forward(dest, upstream);
-    return new Response(res.body, { status: res.status, headers: res.headers });
-  } catch (err) {
-    if (err instanceof UpstreamError && !err.sent) return undefined;
-    return new Response("upstream failed\n", { status: 502 });
-  }
 }

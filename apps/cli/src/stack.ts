@@ -23,10 +23,12 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
+import { AddressRanges } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { podForwarders } from "./pod-forwarders.js";
+import { gatewayUpgrade } from "./upgrade.js";
 
 /** Options of {@link startStack}. */
 export interface StackOptions {
@@ -86,7 +88,11 @@ export async function startStack(
       "thaw up runs services with `run:` only; kubernetes and webhook services need thaw-autoscaler",
     );
   }
-  const quietMs = parseDurationMs(config.drain.quietPeriod) ?? 30_000;
+  // The gateway routing to these pods is in this process and takes a pod out of routing before it stops
+  // it, so the queue-proxy's quiet period (there for routers elsewhere to catch up) is skipped unless the
+  // config asks for one. 1 ms: the queue-proxy reads 0 as "the default" (45 s).
+  const quietMs =
+    config.drain.quietPeriod === undefined ? 1 : Math.max(1, parseDurationMs(config.drain.quietPeriod) ?? 1);
   const scaler = new LocalScaler({
     logger,
     ...(opts.onPodOutput ? { onPodOutput: opts.onPodOutput } : {}),
@@ -213,6 +219,7 @@ export async function startStack(
 
   let inflight = 0;
   let lastRequestAt = 0;
+  const trustedProxies = AddressRanges.parse(config.trustedProxies);
   const gateway = createGateway({
     hook,
     activator,
@@ -220,7 +227,9 @@ export async function startStack(
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
     scaleWebhook: scaleReceiver(service, opts.scaleWebhookSecret, clock),
-    ...(config.token ? { edgeToken: config.token } : {}),
+    ...(config.token ? { token: config.token } : {}),
+    trustedProxies,
+    bodyBufferCap: (rev) => directory.lookup(rev)?.bodyBufferCap ?? 1024 * 1024,
   });
   service.start();
 
@@ -234,6 +243,18 @@ export async function startStack(
     res.once("close", () => inflight--);
     void listener(req, res);
   });
+  // Upgrades (websockets) bypass the request listener: the same host table, then the activator's splice.
+  const upgraded = new Set<import("node:stream").Duplex>();
+  const onUpgrade = gatewayUpgrade(
+    hook,
+    { revisions: directory, coordinator, forward: pool.forward, clock, reporter, logger },
+    trustedProxies,
+  );
+  server.on("upgrade", (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+    onUpgrade(req, socket, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // A cold burst opens its connections at once: Node's default backlog (511) would drop the rest.
@@ -246,6 +267,9 @@ export async function startStack(
     closing ??= (async () => {
       // 1. No new connections. Connections already open may still send a request: wait until nothing is in
       //    flight and no request started for a moment, then close the idle ones.
+      //    Connections the kernel completed but Node has not accepted yet (a busy event loop) would be reset
+      //    by closing the listener at once, so they get a moment to be accepted and served first.
+      await new Promise((r) => setTimeout(r, 100));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (let i = 0; i < 1_000_000; i++) {
         if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
@@ -267,6 +291,7 @@ export async function startStack(
       // Our idle keep-alive connections would hold the pods' drain open: close them first.
       await Promise.all([pool.close(), probeAgent.close()]);
       await scaler.close();
+      for (const socket of upgraded) socket.destroy();
     })();
     return closing;
   };

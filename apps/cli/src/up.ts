@@ -54,6 +54,11 @@ export async function upCommand(opts: UpOptions): Promise<number> {
   out(`  status API    ${base}/_thaw/api/revisions`);
   out(`  forward-auth  ${base}/_thaw/auth/{nginx,traefik,envoy}`);
   if (secret) out(`  scale webhook ${base}/v1/scale  (signed with ${SCALE_WEBHOOK_SECRET_ENV})`);
+  if (loaded.config.token) {
+    out(
+      "  token         set: the page asks for it once; the API, forward-auth and /v1 need Authorization: Bearer",
+    );
+  }
   for (const s of loaded.config.services) {
     for (const host of s.hosts) {
       out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);

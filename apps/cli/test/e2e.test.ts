@@ -1,31 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markedPids, Up, until } from "./support/up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, "../dist/main.js");
 const helloApp = join(here, "../../../examples/hello/server.mjs");
 const GRACE_S = 2;
 const STABLE_S = 6;
-
-/** Processes whose environment carries `marker`: the pods this run started (and thaw itself). */
-function markedPids(marker: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) out.push(Number(entry));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return out;
-}
 
 interface Reply {
   status: number | string;
@@ -60,41 +45,8 @@ async function revisions(base: string): Promise<{ desiredScale: number; readyPod
   return (await res.json()) as { desiredScale: number; readyPods: number }[];
 }
 
-async function until(cond: () => Promise<boolean> | boolean, ms: number, what: string): Promise<number> {
-  const t0 = Date.now();
-  for (let i = 0; i < 10_000; i++) {
-    if (await cond()) return Date.now() - t0;
-    if (Date.now() - t0 > ms) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
-
 function podOf(body: string): string | undefined {
   return /hello from (\S+)/.exec(body)?.[1];
-}
-
-class Up {
-  proc: ChildProcess;
-  out = "";
-  url = "";
-  constructor(config: string, marker: string) {
-    this.proc = spawn(process.execPath, [bin, "up", "--config", config], {
-      env: { ...process.env, THAW_E2E_MARKER: marker },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.proc.stdout?.on("data", (d) => (this.out += d));
-    this.proc.stderr?.on("data", (d) => (this.out += d));
-  }
-  async ready(): Promise<string> {
-    await until(() => /gateway on (http:\/\/\S+)/.test(this.out), 20_000, "thaw up to listen");
-    this.url = /gateway on (http:\/\/\S+)/.exec(this.out)?.[1] as string;
-    return this.url;
-  }
-  exited(): Promise<number | null> {
-    if (this.proc.exitCode !== null) return Promise.resolve(this.proc.exitCode);
-    return new Promise((r) => this.proc.once("exit", (code) => r(code)));
-  }
 }
 
 describe("thaw up end to end (real processes: gateway, queue-proxies, sample app)", () => {

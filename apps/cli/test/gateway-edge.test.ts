@@ -30,7 +30,7 @@ function gateway() {
     forward: (_d: string, _r: UpstreamRequest) => Promise.reject(new Error("no pod")),
     revisions: () => [],
     scaleWebhook: async () => new Response("scaled"),
-    edgeToken: TOKEN,
+    token: TOKEN,
   });
   return { app, hosts };
 }

@@ -34,23 +34,21 @@ const status: RevisionStatus = {
 
 const notUsed = { fetch: () => new Response("not used", { status: 500 }) };
 
+const TOKEN = "status-page-token-123456";
+
 describe("status page in real Chromium", () => {
   let browser: Browser;
   let url = "";
+  let securedUrl = "";
   let server: ReturnType<typeof serve>;
+  let securedServer: ReturnType<typeof serve>;
   beforeAll(async () => {
-    const app = createGateway({
-      // Only /_thaw/ routes are exercised; anything else (the favicon) is denied like an unrouted host.
-      hook: {
-        clock: { now: () => 0 },
-        tryDecide: () => ({ kind: "deny", status: 404, code: "ERR_UNKNOWN_REVISION", message: "not routed" }),
-      } as unknown as IngressHook,
-      activator: notUsed,
-      forwardAuth: notUsed,
-      forward: async () => {
-        throw new Error("not used");
-      },
-      revisions: () => [{ ...status }],
+    const app = gatewayWith(undefined);
+    const secured = gatewayWith(TOKEN);
+    securedUrl = await new Promise<string>((resolve) => {
+      securedServer = serve({ fetch: secured.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve(`http://127.0.0.1:${info.port}`),
+      );
     });
     url = await new Promise<string>((resolve) => {
       server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
@@ -62,8 +60,8 @@ describe("status page in real Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     server?.close();
+    securedServer?.close();
   });
-
   it("GET /_thaw/api/revisions returns exactly the contract's fields", async () => {
     const list = (await (await fetch(`${url}/_thaw/api/revisions`)).json()) as Record<string, unknown>[];
     expect(Object.keys(list[0] ?? {}).sort()).toEqual(Object.keys(status).sort());
@@ -86,4 +84,39 @@ describe("status page in real Chromium", () => {
     expect(cells).toEqual(["default/hello", "2", "2", "serve", "no", "0", "0", "-211", "812 ms"]);
     await page.close();
   });
+
+  it("with a token: the page asks for it once, then shows the revisions (HttpOnly cookie)", async () => {
+    expect((await fetch(`${securedUrl}/_thaw/api/revisions`)).status).toBe(401);
+    const page = await browser.newPage();
+    const first = await page.goto(`${securedUrl}/_thaw/`);
+    expect(first?.status()).toBe(401);
+    await page.fill('input[name="token"]', "not-the-token-at-all");
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    expect(await page.textContent("body")).toContain("That is not the token");
+    await page.fill('input[name="token"]', TOKEN);
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    await page.locator('tr[data-revision="default/hello"]').waitFor({ timeout: 10_000 });
+    // Scripts on the page cannot read the token.
+    expect(await page.evaluate("document.cookie")).toBe("");
+    const [cookie] = await page.context().cookies();
+    expect(cookie).toMatchObject({ name: "thaw_token", httpOnly: true, sameSite: "Strict" });
+    await page.close();
+  });
 });
+
+function gatewayWith(token: string | undefined) {
+  return createGateway({
+    ...(token ? { token } : {}),
+    // Only /_thaw/ routes are exercised; anything else (the favicon) is denied like an unrouted host.
+    hook: {
+      clock: { now: () => 0 },
+      tryDecide: () => ({ kind: "deny", status: 404, code: "ERR_UNKNOWN_REVISION", message: "not routed" }),
+    } as unknown as IngressHook,
+    activator: notUsed,
+    forwardAuth: notUsed,
+    forward: async () => {
+      throw new Error("not used");
+    },
+    revisions: () => [{ ...status }],
+  });
+}

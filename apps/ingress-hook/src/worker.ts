@@ -5,13 +5,12 @@
  * the origin, with the client's Host in `X-Forwarded-Host` (Workers always set Host from the URL).
  */
 import { systemClock } from "@thaw/clock";
-import { apiErrorResponse, ErrorCode } from "@thaw/protocol";
+import { apiErrorResponse, ErrorCode, tokenMatches } from "@thaw/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
 import { IngressHook } from "./decision/hook.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
-import { constantTimeEqual } from "./decision/route-trust.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
 import { readEdgeVars } from "./worker-vars.js";
@@ -94,7 +93,7 @@ app.get("/_thaw/edge", async (c) => {
   const gate = gateFor(c.env);
   if (gate instanceof Error) return c.text(`gateway misconfigured:\n${gate.message}\n`, 500);
   const token = c.env.ACTIVATOR_TOKEN ?? "";
-  if (token !== "" && !constantTimeEqual(c.req.header("authorization") ?? "", `Bearer ${token}`)) {
+  if (token !== "" && !tokenMatches(c.req.header("authorization") ?? "", `Bearer ${token}`)) {
     return apiErrorResponse(
       ErrorCode.ERR_UNAUTHORIZED,
       "a valid Authorization: Bearer <ACTIVATOR_TOKEN> is required",

@@ -14,7 +14,10 @@ const read = (p: string) => readFileSync(infra(p), "utf8");
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is untyped; the assertions below check its shape
 type Any = any;
 
-/** A hook whose one service is warm, to see which dialect path answers. */
+/** The token literal every infra file presents to the hook. */
+const HOOK_TOKEN = "change-me-to-a-long-random-string";
+
+/** A hook whose one service is warm and that requires the infra files' token. */
 function warmApp() {
   const clock = new ManualClock(0);
   const hook = createHook({
@@ -24,7 +27,7 @@ function warmApp() {
     fetch: async () => new Response("no activator in this test", { status: 500 }),
   });
   hook.cache.recordActivation("default/hello", ["10.0.0.9:8012"], 0);
-  return hookServiceApp(hook);
+  return hookServiceApp(hook, HOOK_TOKEN);
 }
 
 describe("infra/envoy/envoy.yaml (structure only: no Envoy binary on this machine)", () => {
@@ -46,10 +49,18 @@ describe("infra/envoy/envoy.yaml (structure only: no Envoy binary on this machin
   it("its path_prefix reaches the hook's Envoy dialect, which reads the original path after it", async () => {
     const prefix = authz.http_service.path_prefix as unknown as string;
     const app = warmApp();
-    const hit = await app.request(`${prefix}/app/x`, { headers: { host: "hello.localhost" } });
+    const added = authz.http_service.authorization_request.headers_to_add as Any;
+    const auth = added.find((h: Any) => h.key === "authorization")?.value as string;
+    const hit = await app.request(`${prefix}/app/x`, {
+      headers: { host: "hello.localhost", authorization: auth },
+    });
     expect(hit.status).toBe(200);
+    const denied = await app.request(`${prefix}/app/x`, { headers: { host: "hello.localhost" } });
+    expect(denied.status).toBe(401);
     expect(hit.headers.get("x-thaw-upstream")).toBe("10.0.0.9:8012");
-    const miss = await app.request(`${prefix}/other`, { headers: { host: "hello.localhost" } });
+    const miss = await app.request(`${prefix}/other`, {
+      headers: { host: "hello.localhost", authorization: auth },
+    });
     expect(miss.status).toBe(404);
   });
 
@@ -104,7 +115,8 @@ describe("infra/traefik (structure only: no Traefik binary on this machine)", ()
     const fa = dyn.http.middlewares["thaw-hook"].forwardAuth;
     expect(fa.trustForwardHeader).toBe(false);
     expect(fa.authResponseHeaders).toContain("X-Thaw-Upstream");
-    const path = new URL(fa.address as unknown as string).pathname;
+    const address = new URL(fa.address as unknown as string);
+    const path = address.pathname + address.search;
     const app = warmApp();
     const headers = {
       host: "127.0.0.1:8090",
@@ -115,6 +127,7 @@ describe("infra/traefik (structure only: no Traefik binary on this machine)", ()
     };
     const r = await app.request(path, { headers });
     expect(r.status).toBe(200);
+    expect((await app.request(address.pathname, { headers })).status).toBe(401);
     expect(r.headers.get("x-thaw-upstream")).toBe("10.0.0.9:8012");
     expect(r.headers.get("cache-control")).toBe("max-age=1, stale-while-revalidate=1");
   });
@@ -141,9 +154,10 @@ describe("infra/istio/authorization-policy.yaml (structure only: no cluster on t
 
   it("its pathPrefix reaches the hook's Envoy dialect", async () => {
     const op = docs.find((d) => d.kind === "IstioOperator");
-    const prefix = op?.spec.meshConfig.extensionProviders[0].envoyExtAuthzHttp
-      .pathPrefix as unknown as string;
-    const r = await warmApp().request(`${prefix}/app`, { headers: { host: "hello.localhost" } });
+    const http = op?.spec.meshConfig.extensionProviders[0].envoyExtAuthzHttp;
+    const prefix = http.pathPrefix as unknown as string;
+    const extra = http.includeAdditionalHeadersInCheck as Record<string, string>;
+    const r = await warmApp().request(`${prefix}/app`, { headers: { host: "hello.localhost", ...extra } });
     expect(r.status).toBe(200);
   });
 });

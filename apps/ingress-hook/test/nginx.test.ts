@@ -11,6 +11,9 @@ import { type NginxProcess, requireNginx, startNginxForHook } from "./support/ng
 const TIMEOUT_MS = 1500;
 const ROUTE_TOKEN = "change-me-route-token";
 
+/** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
+const HOOK_TOKEN = "change-me-to-a-long-random-string";
+
 let activator: FakeActivator;
 let activatorServer: ServerType;
 let hook: HookService;
@@ -33,6 +36,8 @@ beforeAll(async () => {
   });
   hook = await startIngressHook({
     port: 0,
+    // The token infra/nginx/nginx.conf sends in its auth locations: without it every request here fails.
+    token: HOOK_TOKEN,
     activatorUrl: `http://127.0.0.1:${activatorPort}`,
     services: [
       { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
@@ -60,6 +65,17 @@ afterAll(async () => {
 });
 
 describe("nginx auth_request + hook + activator (real nginx)", () => {
+  it("the hook answers no forward-auth call without its token (nginx's auth location sends it)", async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong-token-of-the-same-len" }];
+    for (const headers of attempts) {
+      const r = await fetch(`http://127.0.0.1:${hook.port}/nginx`, {
+        headers: { ...headers, "x-forwarded-host": "hello.localhost", "x-original-uri": "/" },
+      });
+      expect(r.status).toBe(401);
+    }
+    expect(activator.counts.activate).toBe(0);
+  });
+
   it("200 concurrent cold requests all succeed after exactly one activation", async () => {
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) => httpGet(port, "hello.localhost", `/c/${i}`)),

@@ -1,3 +1,4 @@
+import { APP_UNREACHED_HEADER } from "@thaw/protocol";
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
 import type { Admission, Downstream, StatsSink, UpstreamSink } from "./ports.js";
@@ -118,10 +119,11 @@ export class Exchange implements Timed, UpstreamSink {
     else this.reply(500, "");
   }
 
-  private reply(status: number, body: string): void {
+  private reply(status: number, body: string, extra: string[] = []): void {
     const { client } = this;
     if (!client.headersSent) {
       client.writeHead(status, [
+        ...extra,
         "content-type",
         "text/plain; charset=utf-8",
         "x-content-type-options",
@@ -166,7 +168,12 @@ export class Exchange implements Timed, UpstreamSink {
   onError(err: Error): void {
     if (this.ended) return;
     // Knative answers 502 with the error text; once bytes went out, all it can do is cut the stream.
-    if (!this.client.headersSent) this.reply(502, `${err.message}\n`);
+    // A connection the app refused or never accepted carried no byte of the request: say so, so the proxy
+    // in front may send it to another pod whatever its method.
+    const code = (err as { code?: string }).code;
+    const unreached = code === "ECONNREFUSED" || code === "ERR_DIAL_TIMEOUT";
+    if (!this.client.headersSent)
+      this.reply(502, `${err.message}\n`, unreached ? [APP_UNREACHED_HEADER, "1"] : []);
     else {
       this.client.destroy();
       this.finish(this.status);

@@ -338,5 +338,7 @@ describe("through the queue-proxy", () => {
     const res = await get(`${qp.url}/`);
     expect(res.status).toBe(502);
     expect(res.body).toMatch(/malformed response: bad header line/);
+    // The app got the request: a proxy in front must not treat this 502 as safe to send elsewhere.
+    expect(res.headers["x-thaw-app-unreached"]).toBeUndefined();
   });
 });

@@ -118,7 +118,7 @@ describe("bodies stream both ways", () => {
 });
 
 describe("upstream errors", () => {
-  it("answers 502 with the error text when the app refuses connections", async () => {
+  it("answers 502 with the error text when the app refuses connections, marked as never reaching the app", async () => {
     const free = net.createServer();
     await new Promise<void>((r) => free.listen(0, "127.0.0.1", r));
     const port = (free.address() as net.AddressInfo).port;
@@ -128,6 +128,10 @@ describe("upstream errors", () => {
       const res = await get(`${dead.url}/`);
       expect(res.status).toBe(502);
       expect(res.body).toMatch(/ECONNREFUSED/);
+      // The proxy in front may send it elsewhere, whatever the method: no byte reached the app.
+      expect(res.headers["x-thaw-app-unreached"]).toBe("1");
+      const post = await get(`${dead.url}/`, {}, { method: "POST", body: "x" });
+      expect(post.headers["x-thaw-app-unreached"]).toBe("1");
     } finally {
       await dead.close();
     }

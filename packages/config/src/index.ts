@@ -1,4 +1,5 @@
 /** @thaw/config: thaw.config.yaml's schema, shared by `thaw up`, the activator, the hook and the autoscaler. */
 export { parseDurationMs } from "./duration.js";
 export { type ConfigIssue, type ConfigResult, formatIssues, parseConfig } from "./parse.js";
+export { parseConfigText } from "./parse-text.js";
 export { configSchema, type ServiceConfig, type ThawConfig } from "./schema.js";

@@ -48,13 +48,28 @@ describe("parseConfig", () => {
     [
       "not a mapping",
       "services: x",
-      ["(top level): must be a mapping with the fields listen, token, autoscaler, drain, services"],
+      [
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, services",
+      ],
     ],
     ["empty services", { services: [] }, ["services: must list at least one service"]],
     [
       "unknown top-level field",
       { services: [hello], listn: "x" },
-      ["listn: unknown field; allowed here: listen, token, autoscaler, drain, services"],
+      ["listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, services"],
+    ],
+    [
+      "trustedProxies entries are addresses or CIDR ranges",
+      { trustedProxies: ["10.0.0.0/8", "10.0.0.0/40", "proxy.internal"], services: [hello] },
+      [
+        'trustedProxies[1]: "10.0.0.0/40": the prefix length must be 0-32',
+        'trustedProxies[2]: "proxy.internal" is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)',
+      ],
+    ],
+    [
+      "trustedProxies must be a list",
+      { trustedProxies: "10.0.0.0/8", services: [hello] },
+      ["trustedProxies: must be a list of IP addresses or CIDR ranges, e.g. [10.0.0.0/8, 127.0.0.1]"],
     ],
     ["bad listen", { listen: "8080", services: [hello] }, ["listen: must be host:port, e.g. 127.0.0.1:8080"]],
     [

@@ -1,3 +1,4 @@
+import { parseAddressRange } from "@thaw/protocol";
 import * as v from "valibot";
 import { parseDurationMs } from "./duration.js";
 
@@ -152,7 +153,25 @@ export const configSchema = strict({
   ),
   token: v.optional(v.pipe(v.string(), v.minLength(16, "must be at least 16 characters"))),
   autoscaler: v.optional(knativeKeys, {}),
-  drain: v.optional(strict({ quietPeriod: v.optional(duration, "30s") }), { quietPeriod: "30s" }),
+  // Addresses of the proxies whose X-Forwarded-*/Forwarded the gateway keeps (appending the peer); nobody
+  // by default, so a client's own values are replaced.
+  trustedProxies: v.optional(
+    v.array(
+      v.pipe(
+        v.string("must be an IP address or CIDR range such as 10.0.0.0/8"),
+        v.rawCheck(({ dataset, addIssue }) => {
+          if (!dataset.typed) return;
+          const r = parseAddressRange(dataset.value);
+          if (!r.ok) addIssue({ message: r.error });
+        }),
+      ),
+      "must be a list of IP addresses or CIDR ranges, e.g. [10.0.0.0/8, 127.0.0.1]",
+    ),
+    [],
+  ),
+  // No default: `thaw up` skips the quiet period (its gateway stops routing to a pod before stopping it),
+  // thaw-autoscaler's local pods use Knative's 30 s.
+  drain: v.optional(strict({ quietPeriod: v.optional(duration) }), {}),
   services: v.pipe(
     v.array(service, "must be a list of services"),
     v.minLength(1, "must list at least one service"),

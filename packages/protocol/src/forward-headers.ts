@@ -92,3 +92,15 @@ export function withoutInternalHeaders(
 export function isProxiedRequest(headers: Headers): boolean {
   return (headers.get(Header.proxyRequest) ?? "") !== "";
 }
+
+/**
+ * Response header a queue-proxy adds to its own 502 when the user container refused the connection (or
+ * never accepted it), so no request byte reached the app: a proxy in front may send the request to
+ * another pod whatever its method. Proxies remove it before answering a client.
+ */
+export const APP_UNREACHED_HEADER = "x-thaw-app-unreached";
+
+/** True for a queue-proxy's 502 that says the app never got the request (see {@link APP_UNREACHED_HEADER}). */
+export function isAppUnreached(status: number, headers: Headers): boolean {
+  return status === 502 && headers.has(APP_UNREACHED_HEADER);
+}

@@ -4,6 +4,7 @@
  */
 export * from "./activation-api.js";
 export * from "./activator-probe.js";
+export * from "./address-range.js";
 export * from "./capped-read.js";
 export * from "./classify.js";
 export * from "./drainer.js";
@@ -11,6 +12,8 @@ export * from "./error-code.js";
 export * from "./event-stream.js";
 export * from "./forward-headers.js";
 export * from "./forwarded.js";
+export * from "./forwarded-list.js";
+export * from "./forwarding-headers.js";
 export * from "./headers.js";
 export * from "./hop-by-hop.js";
 export * from "./network-probe.js";
@@ -24,3 +27,4 @@ export * from "./scale-webhook-receive.js";
 export * from "./scale-webhook-send.js";
 export * from "./stat.js";
 export * from "./stat-codec.js";
+export * from "./token.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HOP_BY_HOP_HEADERS, REVISION_HEADERS } from "@thaw/protocol";
+import { APP_UNREACHED_HEADER, HOP_BY_HOP_HEADERS, REVISION_HEADERS } from "@thaw/protocol";
 import type { Agent, Dispatcher } from "undici";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
 
@@ -87,7 +87,12 @@ export function createFastPath(
         onRequestStart(c) {
           controller = c;
         },
-        onResponseStart(_c, statusCode, up) {
+        onResponseStart(c, statusCode, up) {
+          if (statusCode === 502 && up[APP_UNREACHED_HEADER] !== undefined) {
+            // The app never got it: abort, and onResponseError hands it to the portable path's replay.
+            c.abort(new Error("the app refused the connection"));
+            return;
+          }
           started = true;
           const out: Record<string, string | string[]> = {};
           for (const k in up) {

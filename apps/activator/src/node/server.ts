@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { ConcurrencyReporter } from "@thaw/activation";
 import { type Clock, systemClock } from "@thaw/clock";
-import { encodeWireStatMessages } from "@thaw/protocol";
+import { bearerToken, encodeWireStatMessages, tokenAllows } from "@thaw/protocol";
 import { fetch as undiciFetch } from "undici";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
@@ -133,6 +133,17 @@ export async function startActivator(
     : () => false;
   const server = createServer((req, res) => {
     if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {
+      // Internal like /v1: behind the token when one is set (Prometheus sends it with `authorization`).
+      if (
+        !tokenAllows(
+          config.token,
+          bearerToken(new Headers({ authorization: req.headers.authorization ?? "" })),
+        )
+      ) {
+        res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" });
+        res.end("a valid Authorization: Bearer <token> header is required\n");
+        return;
+      }
       registry.metrics().then((text) => {
         res.writeHead(200, { "content-type": registry.contentType });
         res.end(text);

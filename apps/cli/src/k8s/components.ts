@@ -66,7 +66,7 @@ export function platformComponents(options: RenderOptions): ComponentSpec[] {
       name: "thaw-autoscaler",
       image: imageOf(options, "autoscaler"),
       args: ["--config", CONFIG_PATH, "--listen", `0.0.0.0:${AUTOSCALER_PORT}`],
-      env: [secretEnv("THAW_TOKEN", "token"), ...POD_ENV],
+      env: [secretEnv("THAW_AUTOSCALER_TOKEN", "token"), ...POD_ENV],
       port: AUTOSCALER_PORT,
       replicas: 2,
       readinessProbe: httpProbe("/healthz", AUTOSCALER_PORT, { periodSeconds: 5 }),

@@ -57,7 +57,7 @@ export function queueProxyContainer(
   service: ServiceConfig,
   probe: Probe | undefined,
   options: RenderOptions,
-  quietPeriod: string | number,
+  quietPeriod: string | number | undefined,
 ): QueueProxyParts {
   const serving = defaultedServing(service, probe);
   const probeEnv = queueProxyProbeEnv({ serving, containerConcurrency: service.containerConcurrency });
@@ -66,7 +66,8 @@ export function queueProxyContainer(
   const pe = probeEnv.value;
   const queuePort = Number(pe.QUEUE_SERVING_PORT);
   const name = service.name;
-  const quietMs = parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS;
+  const quietMs =
+    quietPeriod === undefined ? KNATIVE_QUIET_PERIOD_MS : (parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS);
   const env = [
     value("SERVING_NAMESPACE", service.namespace),
     value("SERVING_SERVICE", name),

@@ -45,7 +45,7 @@ export function serviceObjects(
   service: ServiceConfig,
   probe: Probe | undefined,
   options: RenderOptions,
-  quietPeriod: string | number,
+  quietPeriod: string | number | undefined,
 ): K8sObject[] {
   const k = service.kubernetes;
   if (!k) throw new Error(`service ${service.name} has no kubernetes block`);

@@ -1,3 +1,4 @@
+import { tokenMatches } from "@thaw/protocol";
 import { ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 
 /**
@@ -11,13 +12,6 @@ import { ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 export function isRouteTrusted(headers: Headers, token: string | undefined): boolean {
   if (!token) return false;
   const sent = headers.get(ROUTE_TOKEN_HEADER);
-  return sent !== null && constantTimeEqual(sent, token);
-}
-
-/** Compares without an early exit, so timing does not leak how much of the token matched. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  const n = Math.max(a.length, b.length);
-  for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
-  return diff === 0;
+  // Constant time, so response times do not tell how much of a guess matched.
+  return sent !== null && tokenMatches(sent, token);
 }

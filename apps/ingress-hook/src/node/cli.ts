@@ -12,6 +12,7 @@ const { values } = parseArgs({
     listen: { type: "string", default: process.env.THAW_HOOK_LISTEN ?? "127.0.0.1:8090" },
     activator: { type: "string", default: process.env.THAW_ACTIVATOR_URL },
     "activator-token": { type: "string", default: process.env.THAW_ACTIVATOR_TOKEN },
+    token: { type: "string", default: process.env.THAW_HOOK_TOKEN },
     config: { type: "string", default: process.env.THAW_CONFIG ?? "thaw.config.yaml" },
     "route-token": { type: "string", default: process.env.THAW_ROUTE_TOKEN },
     "timeout-ms": { type: "string", default: "60000" },
@@ -26,7 +27,7 @@ const { values } = parseArgs({
 if (values.help || !values.activator) {
   process.stderr.write(
     "usage: thaw-ingress-hook --activator http://127.0.0.1:8089 [--listen 127.0.0.1:8090] [--config thaw.config.yaml]\n" +
-      "  [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
+      "  [--token TOKEN] [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
       "  [--activator-upstream host:port|none] [--reject-internal-headers] [--no-watch]\n",
   );
   process.exit(values.help ? 0 : 2);
@@ -49,6 +50,8 @@ const host = colon === -1 ? "127.0.0.1" : listen.slice(0, colon);
 const port = Number(colon === -1 ? listen : listen.slice(colon + 1));
 const { config, services } = await loadHookConfig(values.config);
 const activatorToken = values["activator-token"] ?? config.token;
+// The proxies' token for forward-auth calls; thaw.config.yaml's `token` unless given.
+const token = values.token ?? config.token;
 
 const svc = await startIngressHook({
   host,
@@ -60,6 +63,7 @@ const svc = await startIngressHook({
   internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
   watch: !values["no-watch"],
   ...(activatorToken ? { activatorToken } : {}),
+  ...(token ? { token } : {}),
   ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),
   // Default: the --activator address; `none` when the proxy cannot reach the activator.
   ...(upstreamFlag !== undefined ? { activatorUpstream: upstreamFlag === "none" ? null : upstreamFlag } : {}),

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Clock, systemClock } from "@thaw/clock";
+import { bearerToken, tokenAllows } from "@thaw/protocol";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
 import { IngressHook, type IngressHookOptions } from "../decision/hook.js";
@@ -33,6 +34,8 @@ export interface HookServiceOptions
   port: number;
   activatorUrl: string;
   activatorToken?: string;
+  /** Token the proxy must present on every forward-auth call (`Authorization: Bearer`, or `?token=`). */
+  token?: string;
   services: ServiceRoute[];
   /** Subscribe to the activator's /v1/watch (default true). */
   watch?: boolean;
@@ -77,6 +80,7 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     activatorUrl: _u,
     activatorToken: _t,
     activatorUpstream,
+    token: _k,
     services,
     watch: _w,
     fetch: _f,
@@ -105,12 +109,29 @@ export function hostPortOf(url: string): string {
 
 /**
  * The Hono app of the service: forward-auth at `/` and at `/_thaw/auth`, and `/healthz` (503 once
- * `draining()` says so, so a load balancer stops sending).
+ * `draining()` says so, so a load balancer stops sending). With a token, every forward-auth call must carry
+ * it (decisions wake services and name pod addresses): `Authorization: Bearer` set by the proxy in its auth
+ * request, or `?token=` in the auth URL for proxies that can set no header.
  */
-export function hookServiceApp(hook: IngressHook, draining: () => boolean = () => false): Hono {
+export function hookServiceApp(
+  hook: IngressHook,
+  token?: string,
+  draining: () => boolean = () => false,
+): Hono {
   const app = new Hono();
   const fa = forwardAuthApp(hook);
   app.get("/healthz", (c) => (draining() ? c.text("draining", 503) : c.text("ok")));
+  app.use("*", async (c, next) => {
+    const query = new URL(c.req.url).searchParams.get("token");
+    if (!tokenAllows(token, bearerToken(c.req.raw.headers), query)) {
+      return c.json(
+        { error: { code: "ERR_UNAUTHORIZED", message: "the proxy must send Authorization: Bearer <token>" } },
+        401,
+        { "www-authenticate": 'Bearer realm="thaw-ingress-hook"' },
+      );
+    }
+    await next();
+  });
   app.onError((err, c) => {
     // A bug, not a decision: log it and answer like an unreachable hook would (nginx maps 500 to 503).
     console.error("thaw-ingress-hook: unexpected error", err);
@@ -125,7 +146,7 @@ export function hookServiceApp(hook: IngressHook, draining: () => boolean = () =
 export async function startIngressHook(opts: HookServiceOptions): Promise<HookService> {
   const hook = createHook(opts);
   let draining = false;
-  const app = hookServiceApp(hook, () => draining);
+  const app = hookServiceApp(hook, opts.token, () => draining);
   let watch: WatchHandle | undefined;
   if (opts.watch !== false) {
     watch = watchEndpoints({

@@ -8,6 +8,9 @@ import type { ServiceRoute } from "../../src/decision/resolvers.js";
 import { type HookService, type HookServiceOptions, startIngressHook } from "../../src/node/service.js";
 import { type NginxProcess, startNginxForHook } from "./nginx-process.js";
 
+/** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
+export const HOOK_TOKEN = "change-me-to-a-long-random-string";
+
 /** The activator's calls the hook made, by path. */
 export interface ActivatorCalls {
   activate: number;
@@ -56,6 +59,8 @@ export async function startActivatorChain(o: ActivatorChainOptions): Promise<Act
   });
   const hook = await startIngressHook({
     activationTimeoutMs: 1500,
+    // The token infra/nginx/nginx.conf sends in its auth locations: without it every request here fails.
+    token: HOOK_TOKEN,
     ...o.hook,
     port: 0,
     activatorUrl: `http://127.0.0.1:${activator.port}`,

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { parseDocument } from "yaml";
-import { type ConfigResult, parseConfig } from "../parse.js";
+import type { ConfigResult } from "../parse.js";
+import { parseConfigText } from "../parse-text.js";
 
 /** Reads and validates a YAML (or JSON) config file; unreadable files and YAML syntax errors are issues too. */
 export async function loadConfigFile(path: string): Promise<ConfigResult> {
@@ -13,15 +13,5 @@ export async function loadConfigFile(path: string): Promise<ConfigResult> {
       issues: [{ path: "(file)", message: `cannot read ${path}: ${(err as Error).message}` }],
     };
   }
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      issues: doc.errors.map((e) => ({
-        path: `(line ${e.linePos?.[0]?.line ?? "?"})`,
-        message: `YAML syntax: ${e.message.split("\n")[0]}`,
-      })),
-    };
-  }
-  return parseConfig(doc.toJS());
+  return parseConfigText(text);
 }

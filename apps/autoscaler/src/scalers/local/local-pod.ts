@@ -2,6 +2,7 @@ import { get as httpGet } from "node:http";
 import { type GroupChild, spawnGroup } from "./child.js";
 import { freePort } from "./free-port.js";
 import { type LocalServiceSpec, queueProxyEnv, userAppEnv } from "./pod-env.js";
+import { type Reaper, startReaper } from "./reaper.js";
 
 /** Bound ports the queue-proxy reported on its first stderr line. */
 interface QueuePorts {
@@ -71,6 +72,8 @@ export class LocalPod {
   #ready = false;
   #stopping = false;
   #gone = false;
+  #died = false;
+  #reaper: Reaper | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: LocalPodOptions) {
@@ -87,6 +90,11 @@ export class LocalPod {
   /** True once both containers are gone. */
   get gone(): boolean {
     return this.#gone;
+  }
+
+  /** True when a container exited on its own (not through `stop`): the pod is to be replaced. */
+  get died(): boolean {
+    return this.#died;
   }
 
   /** True after `stop` was called. */
@@ -128,6 +136,8 @@ export class LocalPod {
         this.#o.onLine?.("queue-proxy", line);
       },
     });
+    // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
+    this.#reaper = startReaper([this.#app.pid, this.#qp.pid]);
     for (const child of [this.#app, this.#qp]) {
       void child.exited.then(() => this.#childExited());
     }
@@ -154,10 +164,12 @@ export class LocalPod {
     const wasReady = this.ready;
     if (!this.#stopping) {
       // A container died on its own: the pod is unusable, stop what is left.
+      this.#died = true;
       void this.stop();
     }
     if (appGone && qpGone && !this.#gone) {
       this.#gone = true;
+      this.#reaper?.dismiss();
       if (this.#probeTimer) clearTimeout(this.#probeTimer);
       this.#o.onChange();
     } else if (wasReady !== this.ready) this.#o.onChange();

@@ -158,8 +158,9 @@ export class LocalScaler implements Scaler {
   }
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
-    if (pod.gone) {
-      r.pods = r.pods.filter((p) => p !== pod);
+    if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
+    // A pod whose container died is replaced at once, not after its remains have drained.
+    if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
       if (!this.#closed && live < r.desired && !r.restartTimer) {
         // Like a ReplicaSet: replace a pod that died on its own, after a pause so a crash loop stays slow.

@@ -1,0 +1,165 @@
+/**
+ * `thaw up` as a real child process, its pods real processes: SIGTERM, SIGKILL and an app that dies.
+ * Pods carry a per-test marker in their environment; /proc tells which of them are still alive.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { echoApp, type Reply, request } from "./support/stack-harness.js";
+import { markedPids, Up, until } from "./support/up-process.js";
+
+const host = { host: "echo.localhost" };
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanup.splice(0)) c();
+});
+
+/** Starts `thaw up` on the echo app with `scale` pods kept running (min = max). */
+async function up(scale: number): Promise<{ up: Up; marker: string }> {
+  const marker = `thaw-life-${randomUUID()}`;
+  const dir = mkdtempSync(join(tmpdir(), "thaw-life-"));
+  const config = join(dir, "thaw.config.yaml");
+  writeFileSync(
+    config,
+    [
+      "listen: 127.0.0.1:0",
+      "services:",
+      "  - name: echo",
+      "    hosts: [echo.localhost]",
+      "    timeoutSeconds: 30",
+      "    readinessProbe: { httpGet: { path: /healthz } }",
+      `    autoscaling: { min-scale: ${scale}, max-scale: ${scale} }`,
+      "    run:",
+      `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+    ].join("\n"),
+  );
+  const u = new Up(config, marker);
+  cleanup.push(() => {
+    if (u.proc.exitCode === null) u.proc.kill("SIGKILL");
+    for (const pid of markedPids(marker)) if (pid !== u.proc.pid) process.kill(pid, "SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await u.ready();
+  // Each pod is two processes (app and queue-proxy).
+  await until(() => podPids(marker).length === 2 * scale, 30_000, `${scale} pod(s) started`);
+  await until(
+    async () => (await request(u.url, { headers: host }).catch(() => ({ status: 0 }))).status === 200,
+    30_000,
+    "a pod to answer",
+  );
+  return { up: u, marker };
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  } catch {
+    return "";
+  }
+}
+
+/** A process's state letter from /proc (R, S, Z, ...), or "gone". */
+function stateOf(pid: number): string {
+  try {
+    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "latin1"))?.[1] ?? "gone";
+  } catch {
+    return "gone";
+  }
+}
+
+/** Pids of the pods' containers: the echo app and the queue-proxy (not thaw up, not the reapers). */
+function podPids(marker: string): number[] {
+  return markedPids(marker).filter((pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)));
+}
+
+/** Pids of the pods' app processes (the echo app's command line). */
+function appPids(marker: string): number[] {
+  return markedPids(marker).filter((pid) => cmdline(pid).includes("echo-app.mjs"));
+}
+
+describe("thaw up lifecycle (real processes)", () => {
+  it("SIGTERM with one idle pod exits in under 2 s, after finishing the request in flight", async () => {
+    const { up: u, marker } = await up(1);
+    const slow = request(u.url, { path: "/slow?sleep=600", headers: host });
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    u.proc.kill("SIGTERM");
+    const reply = await slow;
+    const code = await u.exited();
+    const took = Date.now() - t0;
+    expect(reply.status).toBe(200);
+    expect(code).toBe(0);
+    expect(markedPids(marker)).toEqual([]);
+    // 600 ms of them are the request in flight.
+    expect(took).toBeLessThan(2000 + 600);
+  });
+
+  it("SIGTERM with nothing in flight exits in under 2 s", async () => {
+    const { up: u, marker } = await up(1);
+    const t0 = Date.now();
+    u.proc.kill("SIGTERM");
+    expect(await u.exited()).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(markedPids(marker)).toEqual([]);
+  });
+
+  it("SIGKILL of thaw up leaves no process of its pods alive (apps and queue-proxies)", async () => {
+    const { up: u, marker } = await up(2);
+    const pods = podPids(marker);
+    expect(pods).toHaveLength(4);
+    u.proc.kill("SIGKILL");
+    await u.exited();
+    await until(() => markedPids(marker).length === 0, 10_000, "every pod process to be gone");
+    // Gone, or a zombie waiting for its new parent to reap it: either way no longer running.
+    for (const pid of pods) expect(["gone", "Z"]).toContain(stateOf(pid));
+  });
+
+  it("an app killed with SIGKILL: requests after it, GET and POST, are answered by the other pod", async () => {
+    const { up: u, marker } = await up(2);
+    const [victim] = appPids(marker);
+    expect(victim).toBeDefined();
+    process.kill(victim as number, "SIGKILL");
+    const replies: Reply[] = [];
+    for (let round = 0; round < 5; round++) {
+      replies.push(
+        ...(await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            request(u.url, {
+              method: i % 2 ? "POST" : "GET",
+              headers: host,
+              ...(i % 2 ? { body: `b${i}` } : {}),
+            }),
+          ),
+        )),
+      );
+    }
+    expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+  });
+
+  it("the only pod's app refuses connections for a while (process alive): requests are held, none fails", async () => {
+    const { up: u } = await up(1);
+    expect((await request(u.url, { path: "/close-listener?reopen=800", headers: host })).status).toBe(200);
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        request(u.url, { method: i % 2 ? "POST" : "GET", headers: host, ...(i % 2 ? { body: "x" } : {}) }),
+      ),
+    );
+    expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+  });
+
+  it("the only pod's app killed: requests are held until its replacement is ready", async () => {
+    const { up: u, marker } = await up(1);
+    const [victim] = appPids(marker);
+    process.kill(victim as number, "SIGKILL");
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        request(u.url, { method: i % 2 ? "POST" : "GET", headers: host, ...(i % 2 ? { body: "x" } : {}) }),
+      ),
+    );
+    expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+    const pods = new Set(replies.map((r) => JSON.parse(r.body).pod));
+    expect(pods.size).toBe(1);
+  });
+});

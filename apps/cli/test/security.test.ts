@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { Stack } from "../src/stack.js";
+import { echoConfig, request, stackFrom } from "./support/stack-harness.js";
+
+const TOKEN = "t0ken-for-the-security-suite";
+const host = { host: "echo.localhost" };
+
+describe("thaw up gateway with a token (real stack, real pods)", () => {
+  let stack: Stack;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ stack, dispose } = await stackFrom(echoConfig([`token: ${TOKEN}`])));
+  });
+  afterAll(() => dispose?.());
+
+  it.each([
+    ["GET", "/_thaw/"],
+    ["GET", "/_thaw/api/revisions"],
+    ["GET", "/_thaw/auth/nginx"],
+    ["GET", "/_thaw/auth/traefik"],
+    ["GET", "/_thaw/auth/envoy/"],
+    ["POST", "/v1/activate"],
+    ["GET", "/v1/watch"],
+    ["GET", "/v1/status"],
+  ])("%s %s answers 401 without the token and wakes nothing", async (method, path) => {
+    const r = await request(stack.url, {
+      method,
+      path,
+      headers: { ...host, "x-forwarded-host": "echo.localhost", "x-original-uri": "/" },
+      ...(method === "POST"
+        ? { body: JSON.stringify({ namespace: "default", name: "echo", timeoutMs: 1000 }) }
+        : {}),
+    });
+    expect(r.status).toBe(401);
+    expect(r.body).not.toContain("127.0.0.1");
+    expect(stack.scaler.pids()).toEqual([]);
+  });
+
+  it("answers the status API and forward-auth with the bearer token", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const api = await request(stack.url, { path: "/_thaw/api/revisions", headers: auth });
+    expect(api.status).toBe(200);
+    expect(JSON.parse(api.body)[0]).toMatchObject({ namespace: "default", name: "echo" });
+    const wrong = await request(stack.url, {
+      path: "/_thaw/api/revisions",
+      headers: { authorization: `Bearer ${TOKEN.slice(0, -1)}x` },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("Knative-Serving-* from a client never routes by name (no host match, no token)", async () => {
+    for (const path of ["/", "/v1/anything", "/v1/activate"]) {
+      const r = await request(stack.url, {
+        path,
+        headers: {
+          host: "nowhere.example",
+          "knative-serving-namespace": "default",
+          "knative-serving-revision": "echo",
+          "x-envoy-decorator-operation": "echo.default.svc.cluster.local:80/*",
+        },
+      });
+      expect(r.status, path).not.toBe(200);
+      expect(r.body, path).not.toContain('"pod"');
+    }
+    expect(stack.scaler.pids()).toEqual([]);
+  });
+});
+
+describe("thaw up gateway: forwarding headers and websockets (real stack, real pods)", () => {
+  let stack: Stack;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ stack, dispose } = await stackFrom(echoConfig()));
+  });
+  afterAll(() => dispose?.());
+
+  it("carries a websocket upgrade to a cold service: 101, then frames both ways", async () => {
+    const ws = new WebSocket(`${stack.url.replace("http", "ws")}/chat`, { headers: host });
+    const got: string[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      ws.on("message", (d) => {
+        got.push(String(d));
+        if (got.length === 1) ws.send("ping");
+        else resolve();
+      });
+      ws.on("error", reject);
+      ws.on("unexpected-response", (_req, res) => reject(new Error(`no upgrade: HTTP ${res.statusCode}`)));
+    });
+    await done;
+    ws.close();
+    expect(got[0]).toMatch(/^hello from echo-\S+ \/chat$/);
+    expect(got[1]).toBe("echo ping");
+  });
+
+  it("carries a websocket upgrade to a warm service", async () => {
+    expect((await request(stack.url, { headers: host })).status).toBe(200);
+    const ws = new WebSocket(`${stack.url.replace("http", "ws")}/warm`, { headers: host });
+    const first = await new Promise<string>((resolve, reject) => {
+      ws.once("message", (d) => resolve(String(d)));
+      ws.on("error", reject);
+      ws.on("unexpected-response", (_req, res) => reject(new Error(`no upgrade: HTTP ${res.statusCode}`)));
+    });
+    ws.close();
+    expect(first).toMatch(/\/warm$/);
+  });
+
+  it("replaces a client's X-Forwarded-*/Forwarded with the real peer (no trusted proxy configured)", async () => {
+    const r = await request(stack.url, {
+      headers: {
+        ...host,
+        "x-forwarded-for": "6.6.6.6",
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "bank.example",
+        forwarded: "for=6.6.6.6;proto=https",
+      },
+    });
+    expect(r.status).toBe(200);
+    const seen = JSON.parse(r.body).headers as Record<string, string>;
+    expect(seen["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(seen["x-forwarded-proto"]).toBe("http");
+    expect(seen["x-forwarded-host"]).toBe("echo.localhost");
+    expect(seen.forwarded).toBe("for=127.0.0.1;host=echo.localhost;proto=http");
+  });
+});
+
+describe("thaw up gateway behind a trusted proxy", () => {
+  let stack: Stack;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ stack, dispose } = await stackFrom(echoConfig(["trustedProxies: [127.0.0.0/8]"])));
+  });
+  afterAll(() => dispose?.());
+
+  it("appends the peer to a trusted proxy's X-Forwarded-For and keeps its proto and host", async () => {
+    const r = await request(stack.url, {
+      headers: { ...host, "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https" },
+    });
+    const seen = JSON.parse(r.body).headers as Record<string, string>;
+    expect(seen["x-forwarded-for"]).toBe("203.0.113.9, 127.0.0.1");
+    expect(seen["x-forwarded-proto"]).toBe("https");
+    expect(seen.forwarded).toBe("for=203.0.113.9;host=echo.localhost;proto=https, for=127.0.0.1");
+  });
+});

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Test app for apps/cli's tests: answers every request with what it received (method, path, headers, body)
+// as JSON, and echoes every websocket message back. Env: PORT, STARTUP_DELAY_MS (default 0), SERVING_POD or
+// HOSTNAME (the name it reports). `?sleep=ms` delays an answer. `GET /close-listener` stops accepting connections while the process stays
+// up, so tests can make a live pod whose app refuses connections.
+import { createServer } from "node:http";
+import { WebSocketServer } from "ws";
+
+const port = Number(process.env.PORT ?? 8080);
+const delay = Number(process.env.STARTUP_DELAY_MS ?? 0);
+const pod = process.env.SERVING_POD || process.env.HOSTNAME || `echo-${process.pid}`;
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    if (req.url === "/healthz") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    if (req.url.startsWith("/close-listener")) {
+      // Refuse connections for `reopen` ms (forever without it) while the process stays up.
+      const reopen = Number(new URL(req.url, "http://x").searchParams.get("reopen") ?? 0);
+      res.writeHead(200, { "content-type": "text/plain", connection: "close" }).end("closing");
+      server.close();
+      server.closeIdleConnections();
+      if (reopen > 0) setTimeout(() => server.listen(port, "127.0.0.1"), reopen);
+      return;
+    }
+    const body = Buffer.concat(chunks).toString("utf8");
+    const sleep = Number(new URL(req.url, "http://x").searchParams.get("sleep") ?? 0);
+    setTimeout(() => reply(req, res, body), sleep);
+  });
+});
+function reply(req, res, body) {
+  res
+    .writeHead(200, { "content-type": "application/json" })
+    .end(JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body }));
+}
+const wss = new WebSocketServer({ server });
+wss.on("connection", (ws, req) => {
+  ws.send(`hello from ${pod} ${req.url}`);
+  ws.on("message", (data, binary) => ws.send(binary ? data : `echo ${data}`));
+});
+
+process.on("SIGTERM", () => {
+  for (const c of wss.clients) c.terminate();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});
+
+setTimeout(() => server.listen(port, "127.0.0.1"), delay);

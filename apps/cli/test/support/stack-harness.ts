@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Stack, startStack } from "../../src/stack.js";
+import { loadAndCheck } from "../../src/validate.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The echo app (JSON of what it received; websocket echo). */
+export const echoApp = join(here, "echo-app.mjs");
+
+/** Starts `thaw up`'s stack in this process on a config written from `yaml` lines. */
+export async function stackFrom(lines: string[]): Promise<{ stack: Stack; dispose(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "thaw-cli-"));
+  const file = join(dir, "thaw.config.yaml");
+  writeFileSync(file, lines.join("\n"));
+  const loaded = await loadAndCheck(file);
+  if (!loaded.ok) throw new Error(loaded.issues.map((i) => `${i.path}: ${i.message}`).join("\n"));
+  const stack = await startStack(loaded.config, loaded.services, { listen: "127.0.0.1:0", baseDir: dir });
+  return {
+    stack,
+    async dispose() {
+      await stack.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The echo service's config lines (`extra` goes at the top level). */
+export function echoConfig(extra: string[] = [], service: string[] = []): string[] {
+  return [
+    ...extra,
+    "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 30s }",
+    "services:",
+    "  - name: echo",
+    "    hosts: [echo.localhost]",
+    "    timeoutSeconds: 30",
+    "    readinessProbe: { httpGet: { path: /healthz } }",
+    ...service,
+    "    run:",
+    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+  ];
+}
+
+/** A reply as the tests read it. */
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One request on a fresh connection (Host and other headers as given; fetch cannot set Host). */
+export function request(
+  base: string,
+  opts: { path?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: opts.path ?? "/",
+        method: opts.method ?? "GET",
+        headers: opts.headers ?? {},
+        agent: false,
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(opts.body);
+  });
+}
