@@ -35,7 +35,7 @@ describe("parseConfig", () => {
     const r = parseConfig({
       services: [{ name: "k", kubernetes: { deployment: "k-dep", service: "k-svc" } }],
     });
-    expect(r.ok && r.value.services[0]?.kubernetes).toEqual({
+    expect(r.ok && r.value.services[0]?.kubernetes).toMatchObject({
       deployment: "k-dep",
       service: "k-svc",
       portName: "http",
@@ -100,7 +100,7 @@ describe("parseConfig", () => {
       [
         "services[0].kubernetes.containerPort: must be >= 1; the port the app listens on (Knative's default 8080)",
         "services[0].kubernetes.resources.requests.cpu: must be a Kubernetes quantity such as 100m, 1, 128Mi",
-        "services[0].kubernetes.readOnlyRootFs: unknown field; allowed here: deployment, namespace, kubeconfig, portName, image, containerPort, command, args, env, resources, queueProxyResources, runAsUser, readOnlyRootFilesystem, maxUnavailable",
+        "services[0].kubernetes.readOnlyRootFs: unknown field; allowed here: deployment, namespace, kubeconfig, service, portName, metricsPort, image, containerPort, command, args, env, resources, queueProxyResources, runAsUser, readOnlyRootFilesystem, maxUnavailable",
       ],
     ],
     [

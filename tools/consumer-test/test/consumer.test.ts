@@ -172,7 +172,13 @@ describe("a fresh project that installs the tarballs", () => {
       modulesRoot: join(app, "worker-dist"), // module names are relative to it (the default is the cwd)
       compatibilityDate: "2026-04-20",
       durableObjects: { REVISION_ACTIVATOR: { className: "RevisionActivator", useSQLite: true } },
-      bindings: { REVISIONS: JSON.stringify(revisions), ACTIVATOR_TOKEN: "", SCALER_WEBHOOK: "" },
+      bindings: {
+        REVISIONS: JSON.stringify(revisions),
+        ACTIVATOR_TOKEN: "",
+        // The one origin contract (CONTRACTS.md): here the signed scale webhook, answered by the pod itself.
+        SCALE_WEBHOOK_URL: `http://127.0.0.1:${(pod.address() as AddressInfo).port}/scale`,
+        SCALE_WEBHOOK_SECRET: "consumer-test-secret-0123",
+      },
     });
     try {
       const res = await mf.dispatchFetch("http://activator.example/greet", {
