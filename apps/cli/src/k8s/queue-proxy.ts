@@ -67,7 +67,9 @@ export function queueProxyContainer(
   const queuePort = Number(pe.QUEUE_SERVING_PORT);
   const name = service.name;
   const quietMs =
-    quietPeriod === undefined ? KNATIVE_QUIET_PERIOD_MS : (parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS);
+    quietPeriod === undefined
+      ? KNATIVE_QUIET_PERIOD_MS
+      : (parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS);
   const env = [
     value("SERVING_NAMESPACE", service.namespace),
     value("SERVING_SERVICE", name),
