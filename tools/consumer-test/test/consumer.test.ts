@@ -11,6 +11,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { parseScaleRequest, verifyScaleWebhook } from "@thaw/protocol";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject, examplesDir, freshDir, npmInstall, packAll, packages, repoRoot } from "./project.js";
@@ -153,10 +154,34 @@ describe("a fresh project that installs the tarballs", () => {
     expect(r.stdout + r.stderr).toContain("REVISION_ACTIVATOR");
   });
 
-  it("the bundled Worker runs in workerd (Miniflare) and forwards a request to a pod on Node", async () => {
+  it("the bundled Worker runs in workerd (Miniflare), sends the signed scale webhook and forwards a request to a pod on Node", async () => {
     const pod = await listen(
       createServer((req, res) => {
         res.end(req.headers["k-network-probe"] === "queue" ? "queue" : `hello from the pod (${req.url})`);
+      }),
+    );
+    // The user's platform, told to scale through the signed thaw.scale/v1 webhook (origin (b) of the
+    // activator's README): only a correctly signed, well-formed request counts.
+    const secret = "consumer-test-secret-0123";
+    const scaled: { name: string; desiredScale: number }[] = [];
+    const hook = await listen(
+      createServer((req, res) => {
+        let text = "";
+        req.setEncoding("utf8").on("data", (d: string) => {
+          text += d;
+        });
+        req.on("end", async () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+          const verified = await verifyScaleWebhook(secret, headers, text, Date.now());
+          const body = verified.ok ? parseScaleRequest(JSON.parse(text)) : undefined;
+          if (!body?.ok) {
+            res.writeHead(401).end();
+            return;
+          }
+          scaled.push({ name: body.value.name, desiredScale: body.value.desiredScale });
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        });
       }),
     );
     const revisions = [
@@ -172,16 +197,24 @@ describe("a fresh project that installs the tarballs", () => {
       modulesRoot: join(app, "worker-dist"), // module names are relative to it (the default is the cwd)
       compatibilityDate: "2026-04-20",
       durableObjects: { REVISION_ACTIVATOR: { className: "RevisionActivator", useSQLite: true } },
-      bindings: { REVISIONS: JSON.stringify(revisions), ACTIVATOR_TOKEN: "", SCALER_WEBHOOK: "" },
+      bindings: {
+        REVISIONS: JSON.stringify(revisions),
+        ACTIVATOR_TOKEN: "",
+        THAW_ORIGIN_URL: "",
+        SCALE_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/scale`,
+        SCALE_WEBHOOK_SECRET: secret,
+      },
     });
     try {
       const res = await mf.dispatchFetch("http://activator.example/greet", {
         headers: { "knative-serving-namespace": "default", "knative-serving-revision": "hello-00001" },
       });
       expect([res.status, await res.text()]).toEqual([200, "hello from the pod (/greet)"]);
+      expect(scaled).toContainEqual({ name: "hello-00001", desiredScale: 1 });
     } finally {
       await mf.dispose();
       pod.close();
+      hook.close();
     }
   });
 });
