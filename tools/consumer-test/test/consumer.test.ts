@@ -247,6 +247,34 @@ describe("@thaw/autoscaler alone (a core package: no runtime dependencies)", () 
   });
 });
 
+describe("@thaw/kubernetes without its optional peer @kubernetes/client-node", () => {
+  it("installs no client; the portable root and ./node/testing load, ./node names the missing peer", async () => {
+    const dir = join(work, "kubernetes-only");
+    await mkdir(dir);
+    const ours = ["@thaw/kubernetes", "@thaw/autoscaler", "@thaw/clock"];
+    const manifest = {
+      name: "kubernetes-only",
+      private: true,
+      type: "module",
+      dependencies: Object.fromEntries(ours.map((n) => [n, `file:${tarballs.get(n)}`])),
+    };
+    await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+    await npmInstall(dir);
+    expect(readdirSync(join(dir, "node_modules")).filter((n) => !n.startsWith("."))).toEqual(["@thaw"]);
+    const script = [
+      'const root = await import("@thaw/kubernetes");',
+      'const testing = await import("@thaw/kubernetes/node/testing");',
+      "console.log(typeof root.podsFromSlices, typeof testing.EmulatedApiServer);",
+      'await import("@thaw/kubernetes/node").catch((e) => console.log(e.code, e.message));',
+    ].join("\n");
+    await writeFile(join(dir, "check.mjs"), script);
+    const r = await run(process.execPath, ["check.mjs"], { cwd: dir });
+    expect(r.code, shown(r)).toBe(0);
+    expect(r.stdout).toContain("function function");
+    expect(r.stdout).toMatch(/ERR_MODULE_NOT_FOUND .*'@kubernetes\/client-node'/);
+  });
+});
+
 describe.each(packages.map((p) => ({ name: p.name })))("$name as published", ({ name }) => {
   it("publint --strict finds nothing", async () => {
     const r = await run(process.execPath, [publint, "run", tarballs.get(name)!, "--strict"], { cwd: work });
