@@ -11,6 +11,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { parseScaleRequest, verifyScaleWebhook } from "@thaw/protocol";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject, examplesDir, freshDir, npmInstall, packAll, packages, repoRoot } from "./project.js";
@@ -153,10 +154,34 @@ describe("a fresh project that installs the tarballs", () => {
     expect(r.stdout + r.stderr).toContain("REVISION_ACTIVATOR");
   });
 
-  it("the bundled Worker runs in workerd (Miniflare) and forwards a request to a pod on Node", async () => {
+  it("the bundled Worker runs in workerd (Miniflare), sends the signed scale webhook and forwards a request to a pod on Node", async () => {
     const pod = await listen(
       createServer((req, res) => {
         res.end(req.headers["k-network-probe"] === "queue" ? "queue" : `hello from the pod (${req.url})`);
+      }),
+    );
+    // The user's platform, told to scale through the signed thaw.scale/v1 webhook (origin (b) of the
+    // activator's README): only a correctly signed, well-formed request counts.
+    const secret = "consumer-test-secret-0123";
+    const scaled: { name: string; desiredScale: number }[] = [];
+    const hook = await listen(
+      createServer((req, res) => {
+        let text = "";
+        req.setEncoding("utf8").on("data", (d: string) => {
+          text += d;
+        });
+        req.on("end", async () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+          const verified = await verifyScaleWebhook(secret, headers, text, Date.now());
+          const body = verified.ok ? parseScaleRequest(JSON.parse(text)) : undefined;
+          if (!body?.ok) {
+            res.writeHead(401).end();
+            return;
+          }
+          scaled.push({ name: body.value.name, desiredScale: body.value.desiredScale });
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        });
       }),
     );
     const revisions = [
@@ -175,9 +200,9 @@ describe("a fresh project that installs the tarballs", () => {
       bindings: {
         REVISIONS: JSON.stringify(revisions),
         ACTIVATOR_TOKEN: "",
-        // The one origin contract (CONTRACTS.md): here the signed scale webhook, answered by the pod itself.
-        SCALE_WEBHOOK_URL: `http://127.0.0.1:${(pod.address() as AddressInfo).port}/scale`,
-        SCALE_WEBHOOK_SECRET: "consumer-test-secret-0123",
+        THAW_ORIGIN_URL: "",
+        SCALE_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/scale`,
+        SCALE_WEBHOOK_SECRET: secret,
       },
     });
     try {
@@ -185,9 +210,11 @@ describe("a fresh project that installs the tarballs", () => {
         headers: { "knative-serving-namespace": "default", "knative-serving-revision": "hello-00001" },
       });
       expect([res.status, await res.text()]).toEqual([200, "hello from the pod (/greet)"]);
+      expect(scaled).toContainEqual({ name: "hello-00001", desiredScale: 1 });
     } finally {
       await mf.dispose();
       pod.close();
+      hook.close();
     }
   });
 });
@@ -217,6 +244,34 @@ describe("@thaw/autoscaler alone (a core package: no runtime dependencies)", () 
     });
     expect(yaml.code, shown(yaml)).toBe(2);
     expect(yaml.stderr).toContain("npm install yaml");
+  });
+});
+
+describe("@thaw/kubernetes without its optional peer @kubernetes/client-node", () => {
+  it("installs no client; the portable root and ./node/testing load, ./node names the missing peer", async () => {
+    const dir = join(work, "kubernetes-only");
+    await mkdir(dir);
+    const ours = ["@thaw/kubernetes", "@thaw/autoscaler", "@thaw/clock"];
+    const manifest = {
+      name: "kubernetes-only",
+      private: true,
+      type: "module",
+      dependencies: Object.fromEntries(ours.map((n) => [n, `file:${tarballs.get(n)}`])),
+    };
+    await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+    await npmInstall(dir);
+    expect(readdirSync(join(dir, "node_modules")).filter((n) => !n.startsWith("."))).toEqual(["@thaw"]);
+    const script = [
+      'const root = await import("@thaw/kubernetes");',
+      'const testing = await import("@thaw/kubernetes/node/testing");',
+      "console.log(typeof root.podsFromSlices, typeof testing.EmulatedApiServer);",
+      'await import("@thaw/kubernetes/node").catch((e) => console.log(e.code, e.message));',
+    ].join("\n");
+    await writeFile(join(dir, "check.mjs"), script);
+    const r = await run(process.execPath, ["check.mjs"], { cwd: dir });
+    expect(r.code, shown(r)).toBe(0);
+    expect(r.stdout).toContain("function function");
+    expect(r.stdout).toMatch(/ERR_MODULE_NOT_FOUND .*'@kubernetes\/client-node'/);
   });
 });
 
