@@ -5,6 +5,7 @@ import {
   type BurstResult,
   fireBurst,
   OVERLOAD_APP,
+  openGateWhenHeld,
   orderAtApp,
   QUEUE_FULL_TEXT,
   tallyBurst,
@@ -49,7 +50,7 @@ beforeAll(async () => {
         "    autoscaling: { max-scale: 3, target-burst-capacity: 0 }",
         "    run:",
         `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(OVERLOAD_APP)}]`,
-        '      env: { STARTUP_DELAY_MS: "2500", WORK_MS: "20" }',
+        `      env: { STARTUP_DELAY_MS: "500", WORK_MS: "20", START_GATE_FILE: ${JSON.stringify(join(dir, `${s.name}.open`))} }`,
       ]),
     ].join("\n"),
   );
@@ -72,12 +73,19 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
     pods: stack.scaler.pids(),
   }));
   const t0 = performance.now();
-  const results = await fireBurst({ port, host: `${name}.localhost`, count: BURST });
+  const burst = fireBurst({ port, host: `${name}.localhost`, count: BURST });
+  // The pods start listening only once the gateway holds the whole burst: the burst is cold by construction.
+  const gate = await openGateWhenHeld({
+    file: join(dir, `${name}.open`),
+    held: () => stack.inflight,
+    count: BURST,
+  });
+  const results = await burst;
   const ms = Math.round(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 300));
   const t = tallyBurst(results);
   console.log(
-    `thaw up overload ${name}: ${BURST} sent, all answered in ${ms} ms, by status ${JSON.stringify(t.byStatus)}, ` +
+    `thaw up overload ${name}: ${BURST} sent (${gate.held} held when the pods could start), all answered in ${ms} ms, by status ${JSON.stringify(t.byStatus)}, ` +
       `503 with Retry-After ${t.retryable503}, pod queue full ${t.podQueueFull}\n${formatRss(rss.stop())}`,
   );
   return results;

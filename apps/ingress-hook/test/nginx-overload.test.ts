@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
 import {
   type BurstResult,
   fireBurst,
   OVERLOAD_APP,
+  openGateWhenHeld,
   orderAtApp,
   QUEUE_FULL_TEXT,
   tallyBurst,
@@ -29,6 +33,8 @@ const revisions = [
 ] as const;
 
 let chain: ActivatorChain;
+/** Where the overload app's start gates are created (one file per revision). */
+const gates = mkdtempSync(join(tmpdir(), "thaw-nginx-overload-"));
 let scaler: LocalScaler;
 
 beforeAll(async () => {
@@ -39,7 +45,7 @@ beforeAll(async () => {
       namespace: "default",
       name: r.name,
       command: [process.execPath, OVERLOAD_APP],
-      env: { STARTUP_DELAY_MS: "2500", WORK_MS: "20" },
+      env: { STARTUP_DELAY_MS: "500", WORK_MS: "20", START_GATE_FILE: join(gates, `${r.name}.open`) },
       portEnv: "PORT",
       containerConcurrency: r.containerConcurrency,
       timeoutSeconds: 60,
@@ -82,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chain?.close();
   await scaler?.close();
+  rmSync(gates, { recursive: true, force: true });
 }, 60_000);
 
 /** One cold burst, with the RSS of every process under test sampled around it and printed. */
@@ -95,7 +102,15 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
   }));
   const coldBefore = chain.hook.hook.stats.coldAllows;
   const t0 = performance.now();
-  const results = await fireBurst({ port: chain.port, host: `${name}.localhost`, count: BURST });
+  const burst = fireBurst({ port: chain.port, host: `${name}.localhost`, count: BURST });
+  // The pods start listening only once the hook holds the whole burst: the burst is cold by construction,
+  // however slowly a loaded machine sends it.
+  await openGateWhenHeld({
+    file: join(gates, `${name}.open`),
+    held: () => chain.hook.inflight,
+    count: BURST,
+  });
+  const results = await burst;
   const heldCold = chain.hook.hook.stats.coldAllows - coldBefore;
   const ms = Math.round(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 300));
@@ -108,7 +123,7 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
       `pod queue full ${t.podQueueFull}, held while cold ${heldCold}\n${formatRss(rss.stop())}`,
   );
   // The case's premise: the whole burst reached the hook while the revision was cold (a warm request in
-  // serve mode goes straight to a pod by design). The app's 2.5 s start-up leaves room on a loaded machine.
+  // serve mode goes straight to a pod by design); the start gate above makes sure of it.
   expect(heldCold, "requests held while cold (the rest arrived after the first pod was ready)").toBe(BURST);
   return results;
 }

@@ -2,7 +2,10 @@
 // The app of the overload tests: waits STARTUP_DELAY_MS before it listens (a cold start), spends WORK_MS on
 // every request, and answers JSON saying which process took it, its arrival number there, and when it
 // arrived (epoch ms with sub-ms precision, comparable across processes on one machine), so a test can check
-// the order requests reached the app in. Env: PORT, STARTUP_DELAY_MS (default 500), WORK_MS (default 30).
+// the order requests reached the app in. Env: PORT, STARTUP_DELAY_MS (default 500), WORK_MS (default 30),
+// START_GATE_FILE (optional: after the delay, listen only once this file exists, so a test decides when the
+// cold start ends, e.g. once its whole burst is held, whatever the machine's load).
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 
 /** @param {string} name @param {number} fallback */
@@ -36,4 +39,9 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
-setTimeout(() => server.listen(port, "127.0.0.1"), num("STARTUP_DELAY_MS", 500));
+const gate = process.env.START_GATE_FILE;
+const listenWhenOpen = () => {
+  if (gate && !existsSync(gate)) setTimeout(listenWhenOpen, 10);
+  else server.listen(port, "127.0.0.1");
+};
+setTimeout(listenWhenOpen, num("STARTUP_DELAY_MS", 500));

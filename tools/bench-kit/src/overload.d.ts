@@ -33,3 +33,10 @@ export function orderAtApp(results: BurstResult[]): {
   invertedShare: number;
   maxDisplacement: number;
 };
+/** Creates `file` (the overload app's START_GATE_FILE) once `held()` reaches `count`, or after `maxWaitMs`. */
+export function openGateWhenHeld(o: {
+  file: string;
+  held: () => number;
+  count: number;
+  maxWaitMs?: number;
+}): Promise<{ held: number; waitedMs: number }>;

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -99,4 +100,18 @@ export function orderAtApp(results) {
     maxDisplacement = Math.max(maxDisplacement, Math.abs(k - /** @type {number} */ (rankOf.get(r.i))));
   });
   return { answered: arrived.length, invertedShare: pairs === 0 ? 0 : inverted / pairs, maxDisplacement };
+}
+
+/**
+ * Opens the overload app's start gate (creates `file`) once `held()` reaches `count`, or after `maxWaitMs`
+ * at most, so a burst is wholly held while its service is cold however slowly a loaded machine sends it.
+ * @param {{ file: string, held: () => number, count: number, maxWaitMs?: number }} o
+ * @returns {Promise<{ held: number, waitedMs: number }>}
+ */
+export async function openGateWhenHeld({ file, held, count, maxWaitMs = 15_000 }) {
+  const t0 = performance.now();
+  while (held() < count && performance.now() - t0 < maxWaitMs) await new Promise((r) => setTimeout(r, 10));
+  const n = held();
+  writeFileSync(file, "open\n");
+  return { held: n, waitedMs: Math.round(performance.now() - t0) };
 }
