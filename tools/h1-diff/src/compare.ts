@@ -1,0 +1,163 @@
+/**
+ * The comparison, independent of the target: what llhttp parsed from the raw bytes (the reference)
+ * against what the app behind the target received. The rule: the target never forwards a message
+ * sequence llhttp would not parse from the same bytes, and it answers (>= 400) before it closes a
+ * connection it refuses.
+ */
+import type { Answer } from "./client.js";
+import type { Message, Rejection } from "./message.js";
+
+/** The header fields a target legitimately changes: everything else must arrive exactly as llhttp read it. */
+export interface HeaderPolicy {
+  /** Lower-case names left out on both sides (hop-by-hop fields the target removes, fields it adds). */
+  ignored: readonly string[];
+  /** The target removes the fields a request's `Connection` header names (never framing fields or Host). */
+  dropsConnectionNamed: boolean;
+  /** Lower-case names the target adds when the request has none (e.g. `host` for HTTP/1.0). */
+  addedWhenAbsent: readonly string[];
+  /** The target speaks HTTP/1.1 to its app whatever the client's version: versions are not compared. */
+  upgradesVersion: boolean;
+}
+
+/** What one side of a run showed. */
+export interface Side {
+  /** Messages parsed: by the reference from the raw bytes, or by the app from what the target sent (null: not observable). */
+  messages: Message[] | null;
+  /** Refusals by the parser: the reference's, or the app's (the target sent bytes its app could not parse). */
+  rejections: Rejection[];
+  /** Final answers the client read. */
+  answers: Answer[];
+  /** The server closed the client connection. */
+  closed: boolean;
+}
+
+/** How the target's decisions relate to llhttp's. */
+export type Outcome =
+  /** The same message sequence (and the same refusal, if any). */
+  | "same"
+  /** The target refused, with an answer, a message llhttp accepts (for a documented reason). */
+  | "stricter"
+  /** The target forwarded nothing wrong and is still waiting for bytes llhttp already refused. */
+  | "pending"
+  /** A framing disagreement: the test fails. */
+  | "disagree";
+
+/** The outcome and, unless `same`, why. */
+export interface Verdict {
+  outcome: Outcome;
+  detail: string;
+}
+
+/** Compares two sides; `knownStricter` says whether a refusal answer names a documented difference. */
+export function compare(
+  ref: Side,
+  target: Side,
+  policy: HeaderPolicy,
+  knownStricter: (answer: Answer) => boolean,
+): Verdict {
+  const refMessages = ref.messages ?? [];
+  const refRejected = ref.rejections.length > 0;
+  if (target.rejections.length > 0) {
+    return disagree(`the app behind the target refused what it was sent: ${target.rejections[0]?.code}`);
+  }
+  if (target.messages === null) return compareAnswers(refMessages, refRejected, target, knownStricter);
+  const got = target.messages;
+  for (let i = 0; i < got.length; i++) {
+    const want = refMessages[i];
+    if (want === undefined) {
+      return disagree(`message ${i + 1} forwarded, llhttp parsed only ${refMessages.length}: ${show(got[i])}`);
+    }
+    const diff = messageDiff(want, got[i] as Message, policy);
+    if (diff !== "") return disagree(`message ${i + 1}: ${diff}`);
+  }
+  const forwardedComplete = got.filter((m) => m.complete).length;
+  if (got.length === refMessages.length && !refRejected) return { outcome: "same", detail: "" };
+  // The target stopped earlier than llhttp: only a refusal answered before closing is acceptable.
+  const refusal = target.answers[forwardedComplete];
+  if (!target.closed) {
+    return refRejected && got.length === refMessages.length
+      ? { outcome: "pending", detail: `llhttp refused (${ref.rejections[0]?.code}); the target waits for more` }
+      : disagree(`the target forwarded ${got.length} of ${refMessages.length} messages and still waits`);
+  }
+  if (refusal === undefined || refusal.status < 400) {
+    return disagree(`the target closed after ${got.length} messages without a refusal answer`);
+  }
+  if (refRejected && got.length === refMessages.length) return { outcome: "same", detail: "" };
+  if (knownStricter(refusal)) return { outcome: "stricter", detail: `${refusal.status} ${refusal.body.trim()}` };
+  return disagree(`the target refused (${refusal.status} ${refusal.body.trim()}) what llhttp accepts`);
+}
+
+/** Without a view of what was forwarded (a target that answers itself): compare answers and the refusal. */
+function compareAnswers(
+  refMessages: Message[],
+  refRejected: boolean,
+  target: Side,
+  knownStricter: (answer: Answer) => boolean,
+): Verdict {
+  const complete = refMessages.filter((m) => m.complete).length;
+  const refused = target.answers.findIndex((a) => a.status === 400 || a.status === 431);
+  const answered = refused < 0 ? target.answers.length : refused;
+  if (answered !== complete) return disagree(`the target answered ${answered} requests, llhttp parsed ${complete}`);
+  if (refRejected !== (refused >= 0)) {
+    if (refused >= 0 && knownStricter(target.answers[refused] as Answer)) {
+      return { outcome: "stricter", detail: "refused" };
+    }
+    return disagree(refRejected ? "llhttp refused, the target did not" : "the target refused, llhttp did not");
+  }
+  return { outcome: "same", detail: "" };
+}
+
+function disagree(detail: string): Verdict {
+  return { outcome: "disagree", detail };
+}
+
+function show(m: Message | undefined): string {
+  return m === undefined ? "none" : `${m.method} ${m.target}`;
+}
+
+/** "" when `got` is `want` as the policy allows the target to change it; else the first difference. */
+export function messageDiff(want: Message, got: Message, policy: HeaderPolicy): string {
+  if (want.method !== got.method) return `method ${want.method} vs ${got.method}`;
+  if (want.target !== got.target) return `target ${JSON.stringify(want.target)} vs ${JSON.stringify(got.target)}`;
+  if (!policy.upgradesVersion && want.version !== got.version) return `version ${want.version} vs ${got.version}`;
+  const a = comparable(want, policy, null);
+  const b = comparable(got, policy, want);
+  if (a !== b) return `headers ${a} vs ${b}`;
+  if (want.complete !== got.complete) return `complete ${want.complete} vs ${got.complete}`;
+  if (want.complete && want.body !== got.body) {
+    return `body ${JSON.stringify(want.body.slice(0, 60))} vs ${JSON.stringify(got.body.slice(0, 60))}`;
+  }
+  return "";
+}
+
+const FRAMING = new Set(["content-length", "transfer-encoding", "host"]);
+
+/**
+ * The fields as one comparable text: policy names left out, names lower-cased, Transfer-Encoding values
+ * lower-cased (a re-chunking target writes its own `chunked`).
+ */
+function comparable(m: Message, policy: HeaderPolicy, reference: Message | null): string {
+  const skip = new Set(policy.ignored);
+  const source = reference ?? m;
+  if (policy.dropsConnectionNamed) {
+    for (const [name, value] of source.headers) {
+      if (name.toLowerCase() !== "connection") continue;
+      for (const token of value.split(",")) {
+        const t = token.trim().toLowerCase();
+        if (t !== "" && !FRAMING.has(t)) skip.add(t);
+      }
+    }
+  }
+  if (reference !== null) {
+    for (const name of policy.addedWhenAbsent) {
+      if (!reference.headers.some(([n]) => n.toLowerCase() === name)) skip.add(name);
+    }
+  }
+  const out: string[] = [];
+  for (const [name, value] of m.headers) {
+    const lower = name.toLowerCase();
+    if (skip.has(lower)) continue;
+    out.push(`${lower}: ${lower === "transfer-encoding" ? value.toLowerCase() : value}`);
+  }
+  return JSON.stringify(out);
+}
