@@ -5,7 +5,15 @@
  * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
  */
 import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
-import { DONE, H1MessageParser, HEAD, isDigit, removeFields, UNTIL_CLOSE } from "./h1-message.js";
+import {
+  connectionNamed,
+  DONE,
+  H1MessageParser,
+  HEAD,
+  isDigit,
+  removeFields,
+  UNTIL_CLOSE,
+} from "./h1-message.js";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {
@@ -147,9 +155,9 @@ export function parseKeepAliveTimeout(value: string): number {
 
 const lastHint = { value: "", ms: 0 };
 
-/** Removes the fields the `Connection` header names (they are hop-by-hop too). */
+/** Removes the fields the `Connection` header names (hop-by-hop too, framing fields excepted). */
 function dropNamed(headers: string[], tokens: readonly string[]): void {
-  const named = new Set(tokens.filter((t) => t !== "close" && t !== "keep-alive" && t !== ""));
+  const named = connectionNamed(tokens);
   if (named.size > 0) removeFields(headers, named);
 }
 

@@ -65,26 +65,49 @@ export function compare(
   for (let i = 0; i < got.length; i++) {
     const want = refMessages[i];
     if (want === undefined) {
-      return disagree(`message ${i + 1} forwarded, llhttp parsed only ${refMessages.length}: ${show(got[i])}`);
+      return disagree(
+        `message ${i + 1} forwarded, llhttp parsed only ${refMessages.length}: ${show(got[i])}`,
+      );
     }
     const diff = messageDiff(want, got[i] as Message, policy);
     if (diff !== "") return disagree(`message ${i + 1}: ${diff}`);
   }
   const forwardedComplete = got.filter((m) => m.complete).length;
+  const last = refMessages[got.length - 1];
+  // A server reads nothing after a message that ends the connection (RFC 9112 9.6), though llhttp parses it.
+  if (last?.complete && closesAfter(last)) return { outcome: "same", detail: "" };
   if (got.length === refMessages.length && !refRejected) return { outcome: "same", detail: "" };
-  // The target stopped earlier than llhttp: only a refusal answered before closing is acceptable.
-  const refusal = target.answers[forwardedComplete];
+  // llhttp refused inside the message after the last one forwarded (it had read that message's head).
+  const refusedNext =
+    refRejected && got.length === refMessages.length - 1 && refMessages[got.length]?.complete === false;
+  const sameRefusal = refRejected && (got.length === refMessages.length || refusedNext);
+  // The target stopped earlier than llhttp, or where it refused: only a refusal answered before closing will do.
   if (!target.closed) {
-    return refRejected && got.length === refMessages.length
-      ? { outcome: "pending", detail: `llhttp refused (${ref.rejections[0]?.code}); the target waits for more` }
+    return sameRefusal
+      ? {
+          outcome: "pending",
+          detail: `llhttp refused (${ref.rejections[0]?.code}); the target waits for more`,
+        }
       : disagree(`the target forwarded ${got.length} of ${refMessages.length} messages and still waits`);
   }
+  const refusal = target.answers[forwardedComplete];
   if (refusal === undefined || refusal.status < 400) {
     return disagree(`the target closed after ${got.length} messages without a refusal answer`);
   }
-  if (refRejected && got.length === refMessages.length) return { outcome: "same", detail: "" };
-  if (knownStricter(refusal)) return { outcome: "stricter", detail: `${refusal.status} ${refusal.body.trim()}` };
+  if (sameRefusal) return { outcome: "same", detail: "" };
+  if (knownStricter(refusal))
+    return { outcome: "stricter", detail: `${refusal.status} ${refusal.body.trim()}` };
   return disagree(`the target refused (${refusal.status} ${refusal.body.trim()}) what llhttp accepts`);
+}
+
+/** The message ends its connection: `Connection: close`, or HTTP/1.0 without `keep-alive`. */
+function closesAfter(m: Message): boolean {
+  const tokens: string[] = [];
+  for (const [name, value] of m.headers) {
+    if (name.toLowerCase() === "connection")
+      for (const t of value.split(",")) tokens.push(t.trim().toLowerCase());
+  }
+  return m.version === "1.0" ? !tokens.includes("keep-alive") : tokens.includes("close");
 }
 
 /** Without a view of what was forwarded (a target that answers itself): compare answers and the refusal. */
@@ -97,12 +120,15 @@ function compareAnswers(
   const complete = refMessages.filter((m) => m.complete).length;
   const refused = target.answers.findIndex((a) => a.status === 400 || a.status === 431);
   const answered = refused < 0 ? target.answers.length : refused;
-  if (answered !== complete) return disagree(`the target answered ${answered} requests, llhttp parsed ${complete}`);
-  if (refRejected !== (refused >= 0)) {
+  if (answered !== complete)
+    return disagree(`the target answered ${answered} requests, llhttp parsed ${complete}`);
+  if (refRejected !== refused >= 0) {
     if (refused >= 0 && knownStricter(target.answers[refused] as Answer)) {
       return { outcome: "stricter", detail: "refused" };
     }
-    return disagree(refRejected ? "llhttp refused, the target did not" : "the target refused, llhttp did not");
+    return disagree(
+      refRejected ? "llhttp refused, the target did not" : "the target refused, llhttp did not",
+    );
   }
   return { outcome: "same", detail: "" };
 }
@@ -118,8 +144,10 @@ function show(m: Message | undefined): string {
 /** "" when `got` is `want` as the policy allows the target to change it; else the first difference. */
 export function messageDiff(want: Message, got: Message, policy: HeaderPolicy): string {
   if (want.method !== got.method) return `method ${want.method} vs ${got.method}`;
-  if (want.target !== got.target) return `target ${JSON.stringify(want.target)} vs ${JSON.stringify(got.target)}`;
-  if (!policy.upgradesVersion && want.version !== got.version) return `version ${want.version} vs ${got.version}`;
+  if (want.target !== got.target)
+    return `target ${JSON.stringify(want.target)} vs ${JSON.stringify(got.target)}`;
+  if (!policy.upgradesVersion && want.version !== got.version)
+    return `version ${want.version} vs ${got.version}`;
   const a = comparable(want, policy, null);
   const b = comparable(got, policy, want);
   if (a !== b) return `headers ${a} vs ${b}`;
@@ -133,9 +161,16 @@ export function messageDiff(want: Message, got: Message, policy: HeaderPolicy): 
 const FRAMING = new Set(["content-length", "transfer-encoding", "host"]);
 
 /**
- * The fields as one comparable text: policy names left out, names lower-cased, Transfer-Encoding values
- * lower-cased (a re-chunking target writes its own `chunked`).
+ * A re-framing target writes its own framing fields: Transfer-Encoding is compared without case, and a
+ * Content-Length by its number (`005` and `5` frame the same body).
  */
+function normalValue(lower: string, value: string): string {
+  if (lower === "transfer-encoding") return value.toLowerCase();
+  if (lower === "content-length" && /^\d+ *$/.test(value)) return String(Number(value));
+  return value;
+}
+
+/** The fields as one comparable text: policy names left out, names lower-cased, framing values normalised. */
 function comparable(m: Message, policy: HeaderPolicy, reference: Message | null): string {
   const skip = new Set(policy.ignored);
   const source = reference ?? m;
@@ -157,7 +192,7 @@ function comparable(m: Message, policy: HeaderPolicy, reference: Message | null)
   for (const [name, value] of m.headers) {
     const lower = name.toLowerCase();
     if (skip.has(lower)) continue;
-    out.push(`${lower}: ${lower === "transfer-encoding" ? value.toLowerCase() : value}`);
+    out.push(`${lower}: ${normalValue(lower, value)}`);
   }
   return JSON.stringify(out);
 }

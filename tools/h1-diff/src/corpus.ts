@@ -26,22 +26,32 @@ const row = (name: string, make: (host: string) => string): CorpusRow => ({ name
 
 /** The corpus every target runs. */
 export const CORPUS: readonly CorpusRow[] = [
-  row("issue 16: Connection: content-length smuggles a second request", (h) =>
-    `POST /innocent HTTP/1.1\r\nHost: ${h}\r\nContent-Length: 35\r\nConnection: content-length\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: ${h}\r\n\r\n`,
+  row(
+    "issue 16: Connection: content-length smuggles a second request",
+    (h) =>
+      `POST /innocent HTTP/1.1\r\nHost: ${h}\r\nContent-Length: 35\r\nConnection: content-length\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: ${h}\r\n\r\n`,
   ),
-  row("CL.TE: Content-Length then Transfer-Encoding", (h) =>
-    post(h, "Content-Length: 6", "Transfer-Encoding: chunked") + `0\r\n\r\nG${getReq(h)}`,
+  row(
+    "CL.TE: Content-Length then Transfer-Encoding",
+    (h) => post(h, "Content-Length: 6", "Transfer-Encoding: chunked") + `0\r\n\r\nG${getReq(h)}`,
   ),
-  row("TE.CL: Transfer-Encoding then Content-Length", (h) =>
-    post(h, "Transfer-Encoding: chunked", "Content-Length: 4") + `5c\r\nGPOST / HTTP/1.1\r\n\r\n0\r\n\r\n`,
+  row(
+    "TE.CL: Transfer-Encoding then Content-Length",
+    (h) =>
+      post(h, "Transfer-Encoding: chunked", "Content-Length: 4") + `5c\r\nGPOST / HTTP/1.1\r\n\r\n0\r\n\r\n`,
   ),
-  row("TE.TE: chunked, then a second Transfer-Encoding field", (h) =>
-    post(h, "Transfer-Encoding: chunked", "Transfer-Encoding: identity") + "5\r\nhello\r\n0\r\n\r\n",
+  row(
+    "TE.TE: chunked, then a second Transfer-Encoding field",
+    (h) => post(h, "Transfer-Encoding: chunked", "Transfer-Encoding: identity") + "5\r\nhello\r\n0\r\n\r\n",
   ),
-  row("TE.TE: two chunked fields", (h) =>
-    post(h, "Transfer-Encoding: chunked", "Transfer-Encoding: chunked") + "5\r\nhello\r\n0\r\n\r\n",
+  row(
+    "TE.TE: two chunked fields",
+    (h) => post(h, "Transfer-Encoding: chunked", "Transfer-Encoding: chunked") + "5\r\nhello\r\n0\r\n\r\n",
   ),
-  row("duplicate Content-Length, same value", (h) => `${post(h, "Content-Length: 5", "Content-Length: 5")}hello`),
+  row(
+    "duplicate Content-Length, same value",
+    (h) => `${post(h, "Content-Length: 5", "Content-Length: 5")}hello`,
+  ),
   row("conflicting Content-Length", (h) => `${post(h, "Content-Length: 5", "Content-Length: 6")}hello!`),
   row("Content-Length list `5, 5`", (h) => `${post(h, "Content-Length: 5, 5")}hello`),
   row("Content-Length with a sign", (h) => `${post(h, "Content-Length: +5")}hello`),
@@ -52,20 +62,29 @@ export const CORPUS: readonly CorpusRow[] = [
   row("Content-Length too large for a number", (h) => `${post(h, "Content-Length: 99999999999999999999")}x`),
   row("TE `chunked , x`", (h) => `${post(h, "Transfer-Encoding: chunked , x")}5\r\nhello\r\n0\r\n\r\n`),
   row("TE `xchunked`", (h) => `${post(h, "Transfer-Encoding: xchunked")}5\r\nhello\r\n0\r\n\r\n`),
-  row("TE `CHUNKED` (case)", (h) => `${post(h, "Transfer-Encoding: CHUNKED")}5\r\nhello\r\n0\r\n\r\n${getReq(h)}`),
-  row("TE with a tab before the value", (h) => `${post(h, "Transfer-Encoding:\tchunked")}5\r\nhello\r\n0\r\n\r\n`),
-  row("TE with a vertical tab before the value", (h) =>
-    `${post(h, "Transfer-Encoding:\x0bchunked")}5\r\nhello\r\n0\r\n\r\n`,
+  row(
+    "TE `CHUNKED` (case)",
+    (h) => `${post(h, "Transfer-Encoding: CHUNKED")}5\r\nhello\r\n0\r\n\r\n${getReq(h)}`,
+  ),
+  row(
+    "TE with a tab before the value",
+    (h) => `${post(h, "Transfer-Encoding:\tchunked")}5\r\nhello\r\n0\r\n\r\n`,
+  ),
+  row(
+    "TE with a vertical tab before the value",
+    (h) => `${post(h, "Transfer-Encoding:\x0bchunked")}5\r\nhello\r\n0\r\n\r\n`,
   ),
   row("TE `gzip, chunked`", (h) => `${post(h, "Transfer-Encoding: gzip, chunked")}5\r\nhello\r\n0\r\n\r\n`),
   row("TE `chunked, gzip` (not final chunked)", (h) => `${post(h, "Transfer-Encoding: chunked, gzip")}hello`),
   row("TE identity", (h) => `${post(h, "Transfer-Encoding: identity")}hello`),
-  row("TE in HTTP/1.0", (h) =>
-    `${head("POST /p HTTP/1.0", h, "Transfer-Encoding: chunked")}5\r\nhello\r\n0\r\n\r\n`,
+  row(
+    "TE in HTTP/1.0",
+    (h) => `${head("POST /p HTTP/1.0", h, "Transfer-Encoding: chunked")}5\r\nhello\r\n0\r\n\r\n`,
   ),
   row("obs-fold in an ordinary field", (h) => `${getReq(h, "/", "X-A: one", " two")}`),
-  row("obs-fold on Transfer-Encoding", (h) =>
-    `${post(h, "Transfer-Encoding: x", " chunked")}5\r\nhello\r\n0\r\n\r\n`,
+  row(
+    "obs-fold on Transfer-Encoding",
+    (h) => `${post(h, "Transfer-Encoding: x", " chunked")}5\r\nhello\r\n0\r\n\r\n`,
   ),
   row("bare CR in a field value", (h) => getReq(h, "/", "X-A: a\rb")),
   row("bare LF ending a field line", (h) => `GET / HTTP/1.1\r\nHost: ${h}\nX-A: a\r\n\r\n`),
@@ -93,29 +112,47 @@ export const CORPUS: readonly CorpusRow[] = [
   row("trailer with a space before the colon", (h) => chunked(h, "5\r\nhello\r\n0\r\nX-T : 1\r\n\r\n")),
   row("trailer with a bare LF", (h) => chunked(h, `5\r\nhello\r\n0\r\nX-T: 1\n\r\n${getReq(h)}`)),
   row("trailer obs-fold", (h) => chunked(h, `5\r\nhello\r\n0\r\nX-T: 1\r\n 2\r\n\r\n${getReq(h)}`)),
-  row("Connection: content-length", (h) => `${post(h, "Content-Length: 5", "Connection: content-length")}hello`),
-  row("Connection: transfer-encoding", (h) =>
-    `${post(h, "Transfer-Encoding: chunked", "Connection: transfer-encoding")}5\r\nhello\r\n0\r\n\r\n${getReq(h)}`,
+  row(
+    "Connection: content-length",
+    (h) => `${post(h, "Content-Length: 5", "Connection: content-length")}hello`,
+  ),
+  row(
+    "Connection: transfer-encoding",
+    (h) =>
+      `${post(h, "Transfer-Encoding: chunked", "Connection: transfer-encoding")}5\r\nhello\r\n0\r\n\r\n${getReq(h)}`,
   ),
   row("Connection: host", (h) => getReq(h, "/", "Connection: host")),
-  row("Connection names an ordinary field", (h) => getReq(h, "/", "X-Drop: 1", "X-Keep: 2", "Connection: x-drop")),
+  row("Connection names an ordinary field", (h) =>
+    getReq(h, "/", "X-Drop: 1", "X-Keep: 2", "Connection: x-drop"),
+  ),
   row("Connection: close, then a pipelined request", (h) => getReq(h, "/", "Connection: close") + getReq(h)),
-  row("upgrade with a chunked body", (h) =>
-    `${post(h, "Connection: upgrade", "Upgrade: x", "Transfer-Encoding: chunked")}5\r\nhello\r\n0\r\n\r\n`,
+  row(
+    "upgrade with a chunked body",
+    (h) =>
+      `${post(h, "Connection: upgrade", "Upgrade: x", "Transfer-Encoding: chunked")}5\r\nhello\r\n0\r\n\r\n`,
   ),
-  row("upgrade with a length", (h) => `${post(h, "Connection: upgrade", "Upgrade: x", "Content-Length: 5")}hello`),
-  row("pipelining: length, chunked, none", (h) =>
-    `${post(h, "Content-Length: 3")}abc${chunked(h, "2\r\nde\r\n0\r\n\r\n")}${getReq(h)}`,
+  row(
+    "upgrade with a length",
+    (h) => `${post(h, "Connection: upgrade", "Upgrade: x", "Content-Length: 5")}hello`,
   ),
-  row("pipelining: a body that looks like a request", (h) =>
-    `${post(h, `Content-Length: ${getReq(h).length}`)}${getReq(h, "/inside")}${getReq(h)}`,
+  row(
+    "pipelining: length, chunked, none",
+    (h) => `${post(h, "Content-Length: 3")}abc${chunked(h, "2\r\nde\r\n0\r\n\r\n")}${getReq(h)}`,
+  ),
+  row(
+    "pipelining: a body that looks like a request",
+    (h) => `${post(h, `Content-Length: ${getReq(h).length}`)}${getReq(h, "/inside")}${getReq(h)}`,
   ),
   row("pipelining after an incomplete body", (h) => `${post(h, "Content-Length: 50")}short${getReq(h)}`),
-  row("HTTP/1.0 keep-alive, two requests", (h) =>
-    head("GET /a HTTP/1.0", h, "Connection: keep-alive") + head("GET /b HTTP/1.0", h, "Connection: keep-alive"),
+  row(
+    "HTTP/1.0 keep-alive, two requests",
+    (h) =>
+      head("GET /a HTTP/1.0", h, "Connection: keep-alive") +
+      head("GET /b HTTP/1.0", h, "Connection: keep-alive"),
   ),
-  row("HTTP/1.0 without keep-alive: the second request is not read", (h) =>
-    head("GET /a HTTP/1.0", h) + head("GET /b HTTP/1.0", h),
+  row(
+    "HTTP/1.0 without keep-alive: the second request is not read",
+    (h) => head("GET /a HTTP/1.0", h) + head("GET /b HTTP/1.0", h),
   ),
   row("HTTP/1.0 without Host", () => "GET /a HTTP/1.0\r\n\r\n"),
   row("HTTP/1.0 with a body", (h) => `${head("POST /a HTTP/1.0", h, "Content-Length: 5")}hello`),
@@ -136,7 +173,10 @@ export const CORPUS: readonly CorpusRow[] = [
   row("HTTP/1.2", (h) => head("GET / HTTP/1.2", h)),
   row("missing Host in HTTP/1.1", () => "GET / HTTP/1.1\r\n\r\n"),
   row("two Host fields", (h) => getReq(h, "/", `Host: ${h}`)),
-  row("Expect: 100-continue with a body", (h) => `${post(h, "Expect: 100-continue", "Content-Length: 5")}hello`),
+  row(
+    "Expect: 100-continue with a body",
+    (h) => `${post(h, "Expect: 100-continue", "Content-Length: 5")}hello`,
+  ),
   row("empty lines before the request", (h) => `\r\n\r\n${getReq(h)}`),
   row("a fragment of a request only", (h) => `GET / HTTP/1.1\r\nHost: ${h}\r\n`),
 ];

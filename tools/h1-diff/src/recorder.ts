@@ -79,10 +79,16 @@ export async function startRecorder(): Promise<Recorder> {
     });
   });
   server.on("clientError", (err: Error & { code?: string; reason?: string }, socket) => {
+    // The sender stopped inside a message (a target cutting its upstream request): not a parse refusal.
+    if (err.code === "HPE_INVALID_EOF_STATE" || err.code === "ECONNRESET") {
+      socket.destroy();
+      return;
+    }
     const rejection = { code: err.code ?? "ERR", reason: err.reason ?? err.message };
     logOf(socket as Socket).rejection = rejection;
     rejections.push(rejection);
-    const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+    const status =
+      err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });

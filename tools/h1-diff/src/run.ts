@@ -74,14 +74,18 @@ export async function runCase(
   const want = refSide.messages ?? [];
   const wantPattern = want.map((m) => m.complete).join();
   const conn = await sendRaw(target.port, bytes);
+  // Where llhttp refused or the connection ended, so must the target: only its close settles it.
+  const mustClose = refSide.closed || refSide.rejections.length > 0;
   const targetSettled = () => {
     if (conn.closed) return true;
+    if (mustClose && app === null) return false;
     if (app === null) {
       return conn.answers.length >= completeCount(want) + refSide.rejections.length;
     }
     const got = app.messages;
     if (app.rejections.length > 0 || got.length > want.length) return true;
     return (
+      !mustClose &&
       got.length === want.length &&
       conn.answers.length >= completeCount(got) &&
       got.map((m) => m.complete).join() === wantPattern
