@@ -132,13 +132,20 @@ export class H1Connection implements RequestEvents {
       if (this.discarded > DISCARD_LIMIT) this.closeAfterWrite();
       return;
     }
-    const body = this.reply?.body;
-    if (body && !body.push(chunk)) this.bodyFull = true;
+    const reply = this.reply;
+    if (reply === null || reply.body === null) return;
+    // The client sends its body without waiting: no 100 Continue is owed any more (RFC 9110 10.1.1).
+    reply.continued = true;
+    if (!reply.body.push(chunk)) this.bodyFull = true;
   }
 
   end(): void {
     if (this.discarded >= 0) this.discarded = -1;
-    else this.reply?.body?.push(null);
+    else if (this.reply !== null) {
+      // The whole request is in: no 100 Continue is owed, whatever the client asked for.
+      this.reply.continued = true;
+      this.reply.body?.push(null);
+    }
   }
 
   /** The request body as a stream; reading it sends `100 Continue` first when the client waits for one. */

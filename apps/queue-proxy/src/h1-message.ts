@@ -130,6 +130,7 @@ export abstract class H1MessageParser {
     if (this.pendingLength === 0) {
       const end = data.indexOf(CRLF_CRLF);
       if (end < 0) {
+        this.checkPartial(data, -1);
         this.keep(data);
         return chunk.length;
       }
@@ -148,6 +149,7 @@ export abstract class H1MessageParser {
     let take = seam >= 0 ? seam + 4 - back : data.indexOf(CRLF_CRLF);
     if (seam < 0 && take >= 0) take += 4;
     if (take < 0) {
+      this.checkPartial(data, pending[before - 1] as number);
       this.keep(data);
       return chunk.length;
     }
@@ -157,6 +159,22 @@ export abstract class H1MessageParser {
     this.pendingLength = 0;
     this.parseHead(all, all.length - 4);
     return at + take;
+  }
+
+  /**
+   * A head still incomplete may already hold a bare LF or a bare CR, which no head may contain: llhttp
+   * refuses at once, and so does this parser, rather than wait for a blank line that could only end a
+   * head it must refuse. `before` is the byte that came before `data` (-1 if none). Only heads that do
+   * not arrive in one read pay for this.
+   */
+  protected checkPartial(data: Buffer, before: number): void {
+    for (let i = data.indexOf(0x0a); i >= 0; i = data.indexOf(0x0a, i + 1)) {
+      if ((i === 0 ? before : data[i - 1]) !== 0x0d) throw this.error("bare LF in the head");
+    }
+    for (let i = data.indexOf(0x0d); i >= 0 && i < data.length - 1; i = data.indexOf(0x0d, i + 1)) {
+      if (data[i + 1] !== 0x0a) throw this.error("bare CR in the head");
+    }
+    if (before === 0x0d && data[0] !== 0x0a) throw this.error("bare CR in the head");
   }
 
   private keep(data: Buffer): void {
@@ -228,17 +246,22 @@ export abstract class H1MessageParser {
             this.contentLength = n;
             break;
           }
-          case "transfer-encoding":
-            // llhttp refuses a Transfer-Encoding value that ends in a tab, and any coding after `chunked`.
-            if (buf[lineEnd - 1] === 0x09 || this.chunked) throw this.error("bad transfer-encoding");
-            this.onlyChunked = !this.transferEncoding && value.toLowerCase() === "chunked";
+          case "transfer-encoding": {
+            // llhttp ignores an empty value, refuses any coding after `chunked`, and reads `chunked`
+            // followed by a tab as another coding (it trims spaces only).
+            if (ve === vs) break;
+            if (this.chunked) throw this.error("bad transfer-encoding");
+            const tabbed = buf[lineEnd - 1] === 0x09;
+            this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
             this.transferEncoding = true;
             this.chunked =
+              !tabbed &&
               value
                 .slice(value.lastIndexOf(",") + 1)
                 .trim()
                 .toLowerCase() === "chunked";
             break;
+          }
           case "connection":
             this.connection =
               this.connection === "" ? value.toLowerCase() : `${this.connection},${value.toLowerCase()}`;

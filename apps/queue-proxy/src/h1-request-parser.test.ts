@@ -176,7 +176,7 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     name: "no request target",
     text: "GET HTTP/1.1\r\nhost: a\r\n\r\n",
     status: 400,
-    message: /request line/,
+    message: /HTTP\/0\.9 is not supported/,
   },
   { name: "two spaces", text: "GET  / HTTP/1.1\r\nhost: a\r\n\r\n", status: 400, message: /not supported/ },
   {
@@ -192,10 +192,10 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     message: /content-length/,
   },
   {
-    name: "Transfer-Encoding with a trailing tab",
+    name: "Transfer-Encoding `chunked` and a tab: another coding to llhttp, so not supported",
     text: "POST / HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\t\r\n\r\n0\r\n\r\n",
-    status: 400,
-    message: /transfer-encoding/,
+    status: 501,
+    message: /unsupported transfer encoding/,
   },
   {
     name: "a chunk size followed by a space",
@@ -237,7 +237,7 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     name: "a method that is no token",
     text: "G(T / HTTP/1.1\r\nhost: a\r\n\r\n",
     status: 400,
-    message: /request line/,
+    message: /request line|unknown method/,
   },
   {
     name: "a control byte in the target",
@@ -283,7 +283,7 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     name: "a bare CR ending the request line",
     text: "GET / HTTP/1.1\rTransfer-Encoding: chunked\r\nhost: a\r\n\r\n",
     status: 400,
-    message: /request line/,
+    message: /request line|bare CR/,
   },
   {
     name: "a chunk size line ending in a bare LF",
@@ -319,7 +319,7 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     name: "a bare LF in a value",
     text: "GET / HTTP/1.1\r\nhost: a\nx: b\r\n\r\n",
     status: 400,
-    message: /header line/,
+    message: /header line|bare LF/,
   },
   {
     name: "an Expect other than 100-continue",

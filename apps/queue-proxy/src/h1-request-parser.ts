@@ -32,6 +32,8 @@ const NO_FIELDS: string[] = [];
 
 /** The methods llhttp knows (it refuses any other); CONNECT is refused separately. */
 const KNOWN_METHODS = new Set(METHODS);
+/** Every prefix of a known method, for heads that arrive in pieces. */
+const METHOD_PREFIXES = new Set(METHODS.flatMap((m) => [...m].map((_, i) => m.slice(0, i + 1))));
 
 /** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
 export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
@@ -107,12 +109,25 @@ export class H1RequestParser extends H1MessageParser {
     this.method = "";
   }
 
+  /** Also refuses, as llhttp does at once, a first piece whose method cannot begin any known one. */
+  protected override checkPartial(data: Buffer, before: number): void {
+    super.checkPartial(data, before);
+    if (before !== -1) return;
+    const sp = data.indexOf(0x20);
+    const method = data.toString("latin1", 0, sp < 0 ? Math.min(data.length, 12) : sp);
+    if (!(sp < 0 ? METHOD_PREFIXES.has(method) : KNOWN_METHODS.has(method))) {
+      throw this.error(`unknown method ${JSON.stringify(method)}`);
+    }
+  }
+
   protected parseHead(buf: Buffer, end: number): void {
     let eol = buf.indexOf(0x0d);
     if (eol < 0 || eol > end) eol = end;
     // method SP request-target SP HTTP-version
     const sp1 = buf.indexOf(0x20);
     const sp2 = sp1 < 0 ? -1 : buf.indexOf(0x20, sp1 + 1);
+    // llhttp reads `method SP target` alone as HTTP/0.9, which has no fields: refused, not guessed at.
+    if (sp1 > 0 && sp1 < eol && (sp2 < 0 || sp2 > eol)) throw this.error("HTTP/0.9 is not supported");
     if (sp1 <= 0 || sp2 < 0 || sp2 > eol || (eol < end && buf[eol + 1] !== 0x0a)) {
       throw this.badRequestLine(buf, eol);
     }

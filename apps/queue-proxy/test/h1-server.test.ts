@@ -280,7 +280,7 @@ describe("HTTP/1.x on the serving port (queue-proxy and echo app)", () => {
     const rows: { name: string; request: string; status: string; message: RegExp }[] = [
       {
         name: "a malformed request line",
-        request: "GET /\r\nHost: app\r\n\r\n",
+        request: "GET / HTTP/x\r\nHost: app\r\n\r\n",
         status: "400 Bad Request",
         message: /malformed request line/,
       },

@@ -44,7 +44,8 @@ export async function startRecorder(): Promise<Recorder> {
     }
     return log;
   };
-  const server = http.createServer((req, res) => {
+  // No Host check of Node's own: llhttp reads a request without one, and that is what is compared.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const headers: [string, string][] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);

@@ -12,6 +12,8 @@ const STRICTER: Record<string, Outcome> = {
   "chunk size of 16 f's": "stricter",
   "two spaces in the request line": "stricter",
   "two Host fields": "stricter",
+  "missing Host in HTTP/1.1": "stricter",
+  "upgrade answered without 101, then a pipelined request": "after-upgrade",
 };
 
 let reference: Recorder;

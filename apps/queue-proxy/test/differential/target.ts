@@ -30,11 +30,14 @@ export const QUEUE_PROXY_POLICY: HeaderPolicy = {
 /**
  * Refusals where the queue-proxy is stricter than llhttp on purpose (README, "Known differences"):
  * transfer codings other than one `chunked` (501), HTTP versions other than 1.0 and 1.1 (505), CONNECT
- * (405), Expect values other than 100-continue (417), and the 400s whose text says "not supported"
- * (repeated spaces in the request line, several Host fields, lengths and chunk sizes too large).
+ * (405), Expect values other than 100-continue (417), an HTTP/1.1 request without Host (400, as RFC 9112
+ * 3.2 requires), and the 400s whose text says "not supported" (HTTP/0.9, repeated spaces in the request
+ * line, several Host fields, lengths and chunk sizes too large).
  */
 export function queueProxyStricter(answer: { status: number; body: string }): boolean {
-  if (answer.status === 400) return answer.body.includes("not supported");
+  if (answer.status === 400) {
+    return answer.body.includes("not supported") || answer.body.includes("missing required Host header");
+  }
   return answer.status === 501 || answer.status === 505 || answer.status === 405 || answer.status === 417;
 }
 
