@@ -6,5 +6,5 @@ export { type Answer, type RawConnection, sendRaw } from "./client.js";
 export { compare, type HeaderPolicy, messageDiff, type Outcome, type Side, type Verdict } from "./compare.js";
 export { CORPUS, type CorpusRow } from "./corpus.js";
 export type { Message, Rejection } from "./message.js";
-export { type ConnectionLog, type Recorder, startRecorder } from "./recorder.js";
+export { type ConnectionLog, type Recorder, type RecorderOptions, startRecorder } from "./recorder.js";
 export { type CaseResult, DEFAULT_LIMITS, type RunLimits, runCase, type Target } from "./run.js";

@@ -29,8 +29,14 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
+/** Options of {@link startRecorder}. */
+export interface RecorderOptions {
+  /** Answers a request itself and keeps it out of the record (e.g. a target's readiness probes) when true. */
+  intercept?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+}
+
 /** Starts a recorder on 127.0.0.1 (a free port); it answers every request `200` with an empty body. */
-export async function startRecorder(): Promise<Recorder> {
+export async function startRecorder(options: RecorderOptions = {}): Promise<Recorder> {
   const connections = new Map<number, ConnectionLog>();
   const sockets = new Set<Socket>();
   let messages: Message[] = [];
@@ -46,6 +52,7 @@ export async function startRecorder(): Promise<Recorder> {
   };
   // No Host check of Node's own: llhttp reads a request without one, and that is what is compared.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    if (options.intercept?.(req, res)) return;
     const headers: [string, string][] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
