@@ -4,7 +4,8 @@
  * request, so the bytes of a pipelined next request wait until the current one is answered.
  */
 import { METHODS } from "node:http";
-import { H1MessageParser, TCHAR } from "./h1-message.js";
+import { H1MessageParser } from "./h1-message.js";
+import { TCHAR } from "./h1-syntax.js";
 import { BODY_CHUNKED, BODY_NONE } from "./ports.js";
 
 /** What the parser reports while bytes are fed. */

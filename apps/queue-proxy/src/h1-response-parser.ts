@@ -5,15 +5,9 @@
  * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
  */
 import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
-import {
-  connectionNamed,
-  DONE,
-  H1MessageParser,
-  HEAD,
-  isDigit,
-  removeFields,
-  UNTIL_CLOSE,
-} from "./h1-message.js";
+import { connectionNamed, removeFields } from "./h1-fields.js";
+import { DONE, H1MessageParser, HEAD, UNTIL_CLOSE } from "./h1-message.js";
+import { isDigit } from "./h1-syntax.js";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {

@@ -1,4 +1,4 @@
-import { connectionNamed, removeFields } from "./h1-message.js";
+import { connectionNamed, removeFields } from "./h1-fields.js";
 /**
  * One pass over a request's raw headers: the values the queue-proxy decides on, and the header list to
  * send upstream (hop-by-hop and revision headers dropped, `Host` restored from `K-Original-Host`).

@@ -25,14 +25,18 @@ export interface CaseResult {
   verdict: Verdict;
 }
 
-/** Bounds of one case: how long each side may take to settle, and how long a settled state must hold. */
+/**
+ * Bounds of one case: how long each side may take to settle, how long a settled state must hold, and how
+ * long when a message is still incomplete (its body may yet be arriving on a loaded machine).
+ */
 export interface RunLimits {
   maxMs: number;
   stableMs: number;
+  incompleteMs?: number;
 }
 
 /** Generous for CI on a loaded machine: a side that has not settled by then is compared as it is. */
-export const DEFAULT_LIMITS: RunLimits = { maxMs: 2000, stableMs: 5 };
+export const DEFAULT_LIMITS: RunLimits = { maxMs: 2000, stableMs: 5, incompleteMs: 50 };
 
 function completeCount(messages: Message[]): number {
   let n = 0;
@@ -59,7 +63,9 @@ export async function runCase(
     if (log === undefined || log.socket.bytesRead < bytes.length) return false;
     return ref.answers.length >= completeCount(log.messages);
   };
-  await settle(ref.until.bind(ref), refSettled, limits);
+  const refIncomplete = () =>
+    reference.connections.get(ref.localPort)?.messages.some((m) => !m.complete) === true;
+  await settle(ref.until.bind(ref), refSettled, limits, refIncomplete);
   const refLog = reference.connections.get(ref.localPort);
   const refSide: Side = {
     messages: snapshot(refLog?.messages ?? []),
@@ -91,7 +97,12 @@ export async function runCase(
       got.map((m) => m.complete).join() === wantPattern
     );
   };
-  await settle(conn.until.bind(conn), targetSettled, limits);
+  await settle(
+    conn.until.bind(conn),
+    targetSettled,
+    limits,
+    () => app?.messages.some((m) => !m.complete) === true,
+  );
   const targetSide: Side = {
     messages: app === null ? null : snapshot(app.messages),
     rejections: app === null ? [] : [...app.rejections],
@@ -106,17 +117,19 @@ export async function runCase(
   };
 }
 
-/** Waits until `predicate` holds and still holds `stableMs` later (or the time is up). */
+/** Waits until `predicate` holds and still holds a while later (or the time is up). */
 async function settle(
   until: (p: () => boolean, maxMs: number) => Promise<boolean>,
   predicate: () => boolean,
   limits: RunLimits,
+  incomplete: () => boolean,
 ): Promise<void> {
   const started = Date.now();
   for (;;) {
     const left = limits.maxMs - (Date.now() - started);
     if (!(await until(predicate, Math.max(0, left)))) return;
-    await new Promise((r) => setTimeout(r, limits.stableMs));
+    const wait = incomplete() ? (limits.incompleteMs ?? limits.stableMs) : limits.stableMs;
+    await new Promise((r) => setTimeout(r, wait));
     if (predicate() || Date.now() - started >= limits.maxMs) return;
   }
 }

@@ -17,7 +17,7 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
   );
 }
 /** Per case: a side that has not settled by then is compared as it is (pending cases wait this long). */
-const LIMITS = { maxMs: 1000, stableMs: 3 };
+const LIMITS = { maxMs: 1000, stableMs: 3, incompleteMs: 30 };
 
 let reference: Recorder;
 let target: Awaited<ReturnType<typeof startQueueProxyTarget>>;
