@@ -4,7 +4,7 @@
  * body framing by Content-Length, Transfer-Encoding chunked or the end of the connection.
  */
 
-import { checkTrailer, chunkSize, isDigit, lengthValue, TCHAR, TOO_LONG, VCHAR } from "./h1-syntax.js";
+import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG, VCHAR } from "./h1-syntax.js";
 
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
