@@ -36,6 +36,9 @@ const KNOWN_METHODS = new Set(METHODS);
 /** Every prefix of a known method, for heads that arrive in pieces. */
 const METHOD_PREFIXES = new Set(METHODS.flatMap((m) => [...m].map((_, i) => m.slice(0, i + 1))));
 
+/** `scheme://authority[/path or ?query]`, with the authority characters llhttp accepts. */
+const ABSOLUTE_FORM = /^[A-Za-z]+:\/\/[A-Za-z0-9\-._~!$&'()*+,;=:@[\]%]*(?:[/?][\x21-\x7e]*)?$/;
+
 /** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
 export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
 
@@ -153,6 +156,11 @@ export class H1RequestParser extends H1MessageParser {
     }
     this.http10 = version === "HTTP/1.0";
     this.target = buf.toString("latin1", sp1 + 1, sp2);
+    // Origin-form and `*` as llhttp reads them; absolute-form only in the shape its URL parser takes for sure.
+    const first = buf[sp1 + 1];
+    if (first !== 0x2f && first !== 0x2a && !ABSOLUTE_FORM.test(this.target)) {
+      throw this.error(`request target ${JSON.stringify(this.target.slice(0, 40))} is not supported`);
+    }
     const fields: string[] = [];
     this.parseFields(buf, eol + 2, end, fields, null);
     this.rawHeaders = fields;

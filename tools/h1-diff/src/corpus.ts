@@ -158,6 +158,8 @@ export const CORPUS: readonly CorpusRow[] = [
   row("HTTP/1.0 with a body", (h) => `${head("POST /a HTTP/1.0", h, "Content-Length: 5")}hello`),
   row("absolute-form target", (h) => head(`GET http://${h}/abs?q=1 HTTP/1.1`, h)),
   row("asterisk-form OPTIONS", (h) => head("OPTIONS * HTTP/1.1", h)),
+  row("request target without a leading slash", (h) => head("GET ap HTTP/1.1", h) + getReq(h)),
+  row("absolute-form with a brace in the authority", (h) => head("GET http://a{b/ HTTP/1.1", h)),
   row("whitespace before the colon", (h) => `${post(h, "Content-Length : 5")}hello`),
   row("whitespace before the colon of an ordinary field", (h) => getReq(h, "/", "X-A : 1")),
   row("empty field name", (h) => getReq(h, "/", ": x")),

@@ -11,7 +11,23 @@ const mostly = <T>(usual: T, ...odd: T[]) =>
   fc.oneof({ weight: 6, arbitrary: fc.constant(usual) }, { weight: 1, arbitrary: fc.constantFrom(...odd) });
 
 const method = mostly("POST", "GET", "PUT", "HEAD", "OPTIONS", "DELETE", "get", "BREW", "M-SEARCH", "QUERY");
-const target = mostly("/p", "/", "*", "http://a/abs?x=1", "/a?b=c#f", "//x", "/\x01", "/\xe9", "/a b", "");
+const target = mostly(
+  "/p",
+  "/",
+  "*",
+  "http://a/abs?x=1",
+  "/a?b=c#f",
+  "//x",
+  "/\x01",
+  "/\xe9",
+  "/a b",
+  "",
+  "ap",
+  "a:b",
+  "x://y{z",
+  "x://y?z#w",
+  "x://[::1]:80/p",
+);
 const version = mostly("HTTP/1.1", "HTTP/1.0", "HTTP/1.2", "http/1.1", "HTTP/1.1 ", "HTTP/2.0");
 const sp = mostly(" ", "  ", "\t", "");
 const eol = mostly("\r\n", "\n", "\r", "\r\r\n");
