@@ -52,6 +52,12 @@ export abstract class H1MessageParser {
   protected upgradeField = false;
   protected hosts = 0;
 
+  /**
+   * Requests (as llhttp): a second Content-Length is refused even when equal, and so is any coding after
+   * `chunked`. Responses keep the leniency of Go's transport (same length repeated; body to the close).
+   */
+  protected requestRules = false;
+
   constructor(private readonly maxHeadBytes: number) {}
 
   /** An error for bytes the parser cannot accept; `status` is the answer a client would get. */
@@ -241,10 +247,12 @@ export abstract class H1MessageParser {
         const lower = name.toLowerCase();
         switch (lower) {
           case "content-length": {
-            // llhttp: one Content-Length only, digits after the leading whitespace, then spaces only.
-            const n = this.contentLength >= 0 ? -1 : lengthValue(buf, vs, lineEnd);
+            // llhttp: one Content-Length only (a response may repeat the same one, as Go's transport
+            // takes), digits after the leading whitespace, then spaces only.
+            const n = lengthValue(buf, vs, lineEnd);
             if (n === TOO_LONG) throw this.error("Content-Length beyond 2^53 is not supported");
-            if (n < 0) throw this.error(`bad content-length ${JSON.stringify(value)}`);
+            const again = this.contentLength >= 0 && (this.requestRules || this.contentLength !== n);
+            if (n < 0 || again) throw this.error(`bad content-length ${JSON.stringify(value)}`);
             this.contentLength = n;
             break;
           }
@@ -252,7 +260,7 @@ export abstract class H1MessageParser {
             // llhttp ignores an empty value, refuses any coding after `chunked`, and reads `chunked`
             // followed by a tab as another coding (it trims spaces only).
             if (ve === vs) break;
-            if (this.chunked) throw this.error("bad transfer-encoding");
+            if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
             const tabbed = buf[lineEnd - 1] === 0x09;
             this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
             this.transferEncoding = true;

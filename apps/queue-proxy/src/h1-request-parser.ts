@@ -66,6 +66,7 @@ export class H1RequestParser extends H1MessageParser {
     maxHeadBytes = MAX_REQUEST_HEAD_BYTES,
   ) {
     super(maxHeadBytes);
+    this.requestRules = true;
   }
 
   /** Expects the next request. */
