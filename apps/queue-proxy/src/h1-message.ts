@@ -257,8 +257,11 @@ export abstract class H1MessageParser {
             break;
           }
           case "transfer-encoding": {
-            // llhttp ignores an empty value, refuses any coding after `chunked`, and reads `chunked`
-            // followed by a tab as another coding (it trims spaces only).
+            // llhttp refuses Transfer-Encoding after a Content-Length (even empty), otherwise ignores an
+            // empty value, refuses any coding after `chunked`, and reads `chunked` followed by a tab as
+            // another coding (it trims spaces only).
+            if (this.contentLength >= 0 && this.requestRules)
+              throw this.error("both Transfer-Encoding and Content-Length");
             if (ve === vs) break;
             if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
             const tabbed = buf[lineEnd - 1] === 0x09;

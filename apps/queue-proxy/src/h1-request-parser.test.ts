@@ -186,6 +186,12 @@ const refusals: { name: string; text: string; status: number; message: RegExp }[
     message: /content-length/,
   },
   {
+    name: "an empty Transfer-Encoding after a Content-Length (llhttp refuses it; before one it is ignored)",
+    text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 0\r\ntransfer-encoding: \r\n\r\n",
+    status: 400,
+    message: /both Transfer-Encoding and Content-Length/,
+  },
+  {
     name: "Content-Length with a trailing tab",
     text: "POST / HTTP/1.1\r\nhost: a\r\ncontent-length: 2\t\r\n\r\nhi",
     status: 400,
