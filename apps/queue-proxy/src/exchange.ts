@@ -1,7 +1,7 @@
 import { APP_UNREACHED_HEADER } from "@thaw/protocol";
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
-import type { Admission, Downstream, StatsSink, UpstreamSink } from "./ports.js";
+import { type Admission, BODY_CHUNKED, type Downstream, type StatsSink, type UpstreamSink } from "./ports.js";
 import type { Timed, TimeoutSweeper } from "./timeouts.js";
 import { WaitSignal } from "./wait-signal.js";
 
@@ -49,11 +49,8 @@ export class Exchange implements Timed, UpstreamSink {
     readonly ctx: ExchangeContext,
     /** The client side: request line and body, and where the response goes. */
     readonly client: Downstream,
-    /** The request fields for the app (hop-by-hop removed, K-Original-Host restored). */
+    /** The request fields for the app (hop-by-hop and framing removed, K-Original-Host restored). */
     readonly headers: string[],
-    readonly hasBody: boolean,
-    /** The body's length is given by Content-Length (else it is chunked). */
-    readonly sized: boolean,
   ) {
     this.startedAt = ctx.now();
     client.onClose = this.onClientClose;
@@ -102,13 +99,16 @@ export class Exchange implements Timed, UpstreamSink {
 
   private dispatch(): void {
     const { client } = this;
-    const body = this.hasBody ? client.body : null;
+    const framing = client.bodyFraming;
+    const body = framing > 0 || framing === BODY_CHUNKED ? client.body : null;
     if (client.http2 && this.ctx.h2) {
-      this.ctx.h2.dispatch(this.headers, body, this);
+      // h2 frames by its streams; a given length still tells the app what to expect.
+      const headers = framing >= 0 ? [...this.headers, "content-length", String(framing)] : this.headers;
+      this.ctx.h2.dispatch(headers, body, this);
       return;
     }
     this.ctx.upstream.dispatch(
-      { path: client.target, method: client.method, headers: this.headers, body, sized: this.sized },
+      { path: client.target, method: client.method, headers: this.headers, body, framing },
       this,
     );
   }

@@ -4,6 +4,8 @@
  * body framing by Content-Length, Transfer-Encoding chunked or the end of the connection.
  */
 
+import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG, VCHAR } from "./h1-syntax.js";
+
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
 /** Most header fields in one head: enough for any real message, few enough that one head stays cheap. */
@@ -49,6 +51,12 @@ export abstract class H1MessageParser {
   protected expect = "";
   protected upgradeField = false;
   protected hosts = 0;
+
+  /**
+   * Requests (as llhttp): a second Content-Length is refused even when equal, and so is any coding after
+   * `chunked`. Responses keep the leniency of Go's transport (same length repeated; body to the close).
+   */
+  protected requestRules = false;
 
   constructor(private readonly maxHeadBytes: number) {}
 
@@ -130,6 +138,7 @@ export abstract class H1MessageParser {
     if (this.pendingLength === 0) {
       const end = data.indexOf(CRLF_CRLF);
       if (end < 0) {
+        this.checkPartial(data, -1);
         this.keep(data);
         return chunk.length;
       }
@@ -148,6 +157,7 @@ export abstract class H1MessageParser {
     let take = seam >= 0 ? seam + 4 - back : data.indexOf(CRLF_CRLF);
     if (seam < 0 && take >= 0) take += 4;
     if (take < 0) {
+      this.checkPartial(data, pending[before - 1] as number);
       this.keep(data);
       return chunk.length;
     }
@@ -157,6 +167,22 @@ export abstract class H1MessageParser {
     this.pendingLength = 0;
     this.parseHead(all, all.length - 4);
     return at + take;
+  }
+
+  /**
+   * A head still incomplete may already hold a bare LF or a bare CR, which no head may contain: llhttp
+   * refuses at once, and so does this parser, rather than wait for a blank line that could only end a
+   * head it must refuse. `before` is the byte that came before `data` (-1 if none). Only heads that do
+   * not arrive in one read pay for this.
+   */
+  protected checkPartial(data: Buffer, before: number): void {
+    for (let i = data.indexOf(0x0a); i >= 0; i = data.indexOf(0x0a, i + 1)) {
+      if ((i === 0 ? before : data[i - 1]) !== 0x0d) throw this.error("bare LF in the head");
+    }
+    for (let i = data.indexOf(0x0d); i >= 0 && i < data.length - 1; i = data.indexOf(0x0d, i + 1)) {
+      if (data[i + 1] !== 0x0a) throw this.error("bare CR in the head");
+    }
+    if (before === 0x0d && data[0] !== 0x0a) throw this.error("bare CR in the head");
   }
 
   private keep(data: Buffer): void {
@@ -221,22 +247,34 @@ export abstract class H1MessageParser {
         const lower = name.toLowerCase();
         switch (lower) {
           case "content-length": {
-            const n = ve - vs >= 1 && ve - vs <= 15 && allDigits(buf, vs, ve) ? Number(value) : -1;
-            if (n < 0 || (this.contentLength >= 0 && this.contentLength !== n)) {
-              throw this.error(`bad content-length ${JSON.stringify(value)}`);
-            }
+            // llhttp: one Content-Length only (a response may repeat the same one, as Go's transport
+            // takes), digits after the leading whitespace, then spaces only.
+            const n = lengthValue(buf, vs, lineEnd);
+            if (n === TOO_LONG) throw this.error("Content-Length beyond 2^53 is not supported");
+            const again = this.contentLength >= 0 && (this.requestRules || this.contentLength !== n);
+            if (n < 0 || again) throw this.error(`bad content-length ${JSON.stringify(value)}`);
             this.contentLength = n;
             break;
           }
-          case "transfer-encoding":
-            this.onlyChunked = !this.transferEncoding && value.toLowerCase() === "chunked";
+          case "transfer-encoding": {
+            // llhttp refuses Transfer-Encoding after a Content-Length (even empty), otherwise ignores an
+            // empty value, refuses any coding after `chunked`, and reads `chunked` followed by a tab as
+            // another coding (it trims spaces only).
+            if (this.contentLength >= 0 && this.requestRules)
+              throw this.error("both Transfer-Encoding and Content-Length");
+            if (ve === vs) break;
+            if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
+            const tabbed = buf[lineEnd - 1] === 0x09;
+            this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
             this.transferEncoding = true;
             this.chunked =
+              !tabbed &&
               value
                 .slice(value.lastIndexOf(",") + 1)
                 .trim()
                 .toLowerCase() === "chunked";
             break;
+          }
           case "connection":
             this.connection =
               this.connection === "" ? value.toLowerCase() : `${this.connection},${value.toLowerCase()}`;
@@ -298,14 +336,14 @@ export abstract class H1MessageParser {
       return;
     }
     if (this.state === TRAILERS) {
-      // Trailer fields are dropped, as the proxy forwards none; a blank line ends the message.
+      // Trailer fields are dropped, as the proxy forwards none, but checked as llhttp checks them.
       if (line === "") this.finish();
+      else checkTrailer(line, (m) => this.error(m));
       return;
     }
-    // chunk-size [BWS ";" extension...]: hex digits, then only spaces or tabs before an extension.
-    const m = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
-    if (m === null) throw this.error(`bad chunk size ${JSON.stringify(line.slice(0, 20))}`);
-    const size = Number.parseInt(m[1] as string, 16);
+    const size = chunkSize(line);
+    if (size === TOO_LONG) throw this.error("chunk size beyond 2^48 is not supported");
+    if (size < 0) throw this.error(`bad chunk size ${JSON.stringify(line.slice(0, 20))}`);
     if (size === 0) this.state = TRAILERS;
     else {
       this.remaining = size;
@@ -317,32 +355,3 @@ export abstract class H1MessageParser {
 const NO_TOKENS: readonly string[] = [];
 const KEEP_ALIVE: readonly string[] = ["keep-alive"];
 const CLOSE: readonly string[] = ["close"];
-
-export function isDigit(b: number | undefined): boolean {
-  return b !== undefined && b >= 0x30 && b <= 0x39;
-}
-
-function allDigits(buf: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (!isDigit(buf[i])) return false;
-  return true;
-}
-
-/** RFC 9110 token characters (methods, field names): 1 = allowed. */
-export const TCHAR = new Uint8Array(256);
-for (let b = 0x21; b < 0x7f; b++) if (!'"(),/:;<=>?@[\\]{}'.includes(String.fromCharCode(b))) TCHAR[b] = 1;
-/** Field value characters Node's `writeHead` accepts: HTAB, SP to `~`, and obs-text. */
-const VCHAR = new Uint8Array(256);
-VCHAR[0x09] = 1;
-for (let b = 0x20; b < 0x7f; b++) VCHAR[b] = 1;
-for (let b = 0x80; b < 0x100; b++) VCHAR[b] = 1;
-
-/** Removes, in one pass, the fields of a flat [name, value, ...] list whose lower-case name is in `names`. */
-export function removeFields(fields: string[], names: ReadonlySet<string>): void {
-  let to = 0;
-  for (let from = 0; from < fields.length; from += 2) {
-    if (names.has((fields[from] as string).toLowerCase())) continue;
-    fields[to++] = fields[from] as string;
-    fields[to++] = fields[from + 1] as string;
-  }
-  fields.length = to;
-}

@@ -3,7 +3,10 @@
  * then the body framed by Content-Length or Transfer-Encoding chunked. It stops at the end of each
  * request, so the bytes of a pipelined next request wait until the current one is answered.
  */
-import { H1MessageParser, TCHAR } from "./h1-message.js";
+import { METHODS } from "node:http";
+import { H1MessageParser } from "./h1-message.js";
+import { TCHAR } from "./h1-syntax.js";
+import { BODY_CHUNKED, BODY_NONE } from "./ports.js";
 
 /** What the parser reports while bytes are fed. */
 export interface RequestEvents {
@@ -28,6 +31,14 @@ export class ClientProtocolError extends Error {
 
 const NO_FIELDS: string[] = [];
 
+/** The methods llhttp knows (it refuses any other); CONNECT is refused separately. */
+const KNOWN_METHODS = new Set(METHODS);
+/** Every prefix of a known method, for heads that arrive in pieces. */
+const METHOD_PREFIXES = new Set(METHODS.flatMap((m) => [...m].map((_, i) => m.slice(0, i + 1))));
+
+/** `scheme://authority[/path or ?query]`, with the authority characters llhttp accepts. */
+const ABSOLUTE_FORM = /^[A-Za-z]+:\/\/[A-Za-z0-9\-._~!$&'()*+,;=:@[\]%]*(?:[/?][\x21-\x7e]*)?$/;
+
 /** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
 export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
 
@@ -47,12 +58,15 @@ export class H1RequestParser extends H1MessageParser {
   upgrade = false;
   /** The request has a body (chunked, or a Content-Length above 0). */
   hasBody = false;
+  /** The body's framing as parsed: its Content-Length, `BODY_CHUNKED` or `BODY_NONE` (ports.ts). */
+  bodyFraming = BODY_NONE;
 
   constructor(
     private readonly events: RequestEvents,
     maxHeadBytes = MAX_REQUEST_HEAD_BYTES,
   ) {
     super(maxHeadBytes);
+    this.requestRules = true;
   }
 
   /** Expects the next request. */
@@ -100,52 +114,77 @@ export class H1RequestParser extends H1MessageParser {
     this.method = "";
   }
 
+  /** Also refuses, as llhttp does at once, a first piece whose method cannot begin any known one. */
+  protected override checkPartial(data: Buffer, before: number): void {
+    super.checkPartial(data, before);
+    if (before !== -1) return;
+    const sp = data.indexOf(0x20);
+    const method = data.toString("latin1", 0, sp < 0 ? Math.min(data.length, 12) : sp);
+    if (!(sp < 0 ? METHOD_PREFIXES.has(method) : KNOWN_METHODS.has(method))) {
+      throw this.error(`unknown method ${JSON.stringify(method)}`);
+    }
+  }
+
   protected parseHead(buf: Buffer, end: number): void {
     let eol = buf.indexOf(0x0d);
     if (eol < 0 || eol > end) eol = end;
     // method SP request-target SP HTTP-version
     const sp1 = buf.indexOf(0x20);
     const sp2 = sp1 < 0 ? -1 : buf.indexOf(0x20, sp1 + 1);
-    if (sp1 <= 0 || sp2 < 0 || sp2 > eol || sp2 === sp1 + 1 || (eol < end && buf[eol + 1] !== 0x0a)) {
+    // llhttp reads `method SP target` alone as HTTP/0.9, which has no fields: refused, not guessed at.
+    if (sp1 > 0 && sp1 < eol && (sp2 < 0 || sp2 > eol)) throw this.error("HTTP/0.9 is not supported");
+    if (sp1 <= 0 || sp2 < 0 || sp2 > eol || (eol < end && buf[eol + 1] !== 0x0a)) {
       throw this.badRequestLine(buf, eol);
     }
+    // llhttp skips extra spaces after the method; refused here rather than read one way or another.
+    if (sp2 === sp1 + 1) throw this.error("more than one space after the method is not supported");
     for (let i = 0; i < sp1; i++) if (TCHAR[buf[i] as number] !== 1) throw this.badRequestLine(buf, eol);
+    // Visible ASCII only, as llhttp's URL parser takes (no controls, no obs-text).
     for (let i = sp1 + 1; i < sp2; i++) {
       const b = buf[i] as number;
-      if (b <= 0x20 || b === 0x7f) throw this.badRequestLine(buf, eol);
+      if (b <= 0x20 || b >= 0x7f) throw this.badRequestLine(buf, eol);
     }
     const version = buf.toString("latin1", sp2 + 1, eol);
+    if (version.startsWith(" ")) throw this.error("more than one space before the version is not supported");
     if (version !== "HTTP/1.1" && version !== "HTTP/1.0") {
       if (/^HTTP\/\d\.\d$/.test(version)) throw this.error(`HTTP version ${version} not supported`, 505);
       throw this.badRequestLine(buf, eol);
     }
     const method = buf.toString("latin1", 0, sp1);
     if (method === "CONNECT") throw this.error("CONNECT is not supported", 405);
+    if (method !== "GET" && method !== "POST" && !KNOWN_METHODS.has(method)) {
+      throw this.error(`unknown method ${JSON.stringify(method)}`);
+    }
     this.http10 = version === "HTTP/1.0";
     this.target = buf.toString("latin1", sp1 + 1, sp2);
+    // Origin-form and `*` as llhttp reads them; absolute-form only in the shape its URL parser takes for sure.
+    const first = buf[sp1 + 1];
+    if (first !== 0x2f && first !== 0x2a && !ABSOLUTE_FORM.test(this.target)) {
+      throw this.error(`request target ${JSON.stringify(this.target.slice(0, 40))} is not supported`);
+    }
     const fields: string[] = [];
     this.parseFields(buf, eol + 2, end, fields, null);
     this.rawHeaders = fields;
     if (this.hosts === 0 && !this.http10) throw this.error("missing required Host header");
-    if (this.hosts > 1) throw this.error("too many Host headers");
+    if (this.hosts > 1) throw this.error("more than one Host header is not supported");
     if (this.expect !== "" && this.expect !== "100-continue") {
       throw this.error(`unsupported Expect ${JSON.stringify(this.expect)}`, 417);
     }
     const tokens = this.connectionTokens();
     this.keepAlive = this.http10 ? tokens.includes("keep-alive") : !tokens.includes("close");
     this.upgrade = this.upgradeField && tokens.includes("upgrade");
-    // Framing (RFC 9112 6.3). Both fields at once is how requests are smuggled: refused, as Node does.
+    // Framing (RFC 9112 6.3), the same for upgrade requests: their body comes before any switch.
+    // Both fields at once is how requests are smuggled: refused, as llhttp does.
     if (this.transferEncoding && this.contentLength >= 0) {
       throw this.error("both Transfer-Encoding and Content-Length");
     }
-    if (this.transferEncoding && this.http10) throw this.error("Transfer-Encoding in an HTTP/1.0 request");
     if (this.transferEncoding && !this.onlyChunked) throw this.error("unsupported transfer encoding", 501);
-    this.hasBody = !this.upgrade && (this.chunked || this.contentLength > 0);
+    this.bodyFraming = this.chunked ? BODY_CHUNKED : this.contentLength >= 0 ? this.contentLength : BODY_NONE;
+    this.hasBody = this.chunked || this.contentLength > 0;
     this.expectContinue = this.hasBody && this.expect === "100-continue" && !this.http10;
     this.method = method;
     this.events.head();
-    if (this.upgrade) this.frame("none");
-    else if (this.chunked) this.frame("chunked");
+    if (this.chunked) this.frame("chunked");
     else this.frame("length", this.contentLength);
   }
 

@@ -54,6 +54,22 @@ const rows: {
     reusable: true,
   },
   {
+    name: "the same Content-Length repeated is taken from an app (as Go's transport does)",
+    text: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
+    status: 200,
+    headers: ["Content-Length", "2", "Content-Length", "2"],
+    body: "ok",
+    reusable: true,
+  },
+  {
+    name: "Connection naming Content-Length does not drop it: stripping never touches framing",
+    text: "HTTP/1.1 200 OK\r\nConnection: content-length, x-hop\r\nX-Hop: 1\r\nContent-Length: 2\r\n\r\nok",
+    status: 200,
+    headers: ["Content-Length", "2"],
+    body: "ok",
+    reusable: true,
+  },
+  {
     name: "chunked body with an extension and trailers: de-chunked, trailers dropped",
     text:
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n" +

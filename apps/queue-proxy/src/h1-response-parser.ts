@@ -5,7 +5,9 @@
  * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
  */
 import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
-import { DONE, H1MessageParser, HEAD, isDigit, removeFields, UNTIL_CLOSE } from "./h1-message.js";
+import { connectionNamed, removeFields } from "./h1-fields.js";
+import { DONE, H1MessageParser, HEAD, UNTIL_CLOSE } from "./h1-message.js";
+import { isDigit } from "./h1-syntax.js";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {
@@ -147,9 +149,9 @@ export function parseKeepAliveTimeout(value: string): number {
 
 const lastHint = { value: "", ms: 0 };
 
-/** Removes the fields the `Connection` header names (they are hop-by-hop too). */
+/** Removes the fields the `Connection` header names (hop-by-hop too, framing fields excepted). */
 function dropNamed(headers: string[], tokens: readonly string[]): void {
-  const named = new Set(tokens.filter((t) => t !== "close" && t !== "keep-alive" && t !== ""));
+  const named = connectionNamed(tokens);
   if (named.size > 0) removeFields(headers, named);
 }
 

@@ -2,7 +2,7 @@ import type net from "node:net";
 import type { Readable } from "node:stream";
 import { type DialPolicy, dialWithRetry, KNATIVE_DIAL_POLICY } from "./dial.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
-import type { UpstreamSink } from "./ports.js";
+import { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
 
 /** One request for the user container. */
 export interface UpstreamRequest {
@@ -12,8 +12,14 @@ export interface UpstreamRequest {
   headers: string[];
   /** The request body, or null when there is none. */
   body: Readable | null;
-  /** The body's length is given by a Content-Length field in `headers` (else it is sent chunked). */
-  sized: boolean;
+  /** The parsed request's framing (`Downstream.bodyFraming`): `headers` carry no framing field of their own. */
+  framing: number;
+}
+
+/** The framing field line for a request body framed as `framing` (`Downstream.bodyFraming`). */
+export function framingField(framing: number): string {
+  if (framing === BODY_CHUNKED) return "transfer-encoding: chunked\r\n";
+  return framing === BODY_NONE ? "" : `content-length: ${framing}\r\n`;
 }
 
 /** Upstream connections kept per c.3: containerConcurrency, or 1000 when unlimited. */
@@ -90,6 +96,7 @@ class Connection implements ResponseEvents {
       head += `${name}: ${h[i + 1]}\r\n`;
     }
     if (!hasHost) head += `host: 127.0.0.1:${this.pool.port}\r\n`;
+    head += framingField(req.framing);
     const body = req.body;
     if (body === null) {
       this.bodyDone = true;
@@ -97,8 +104,8 @@ class Connection implements ResponseEvents {
       return;
     }
     this.bodyDone = false;
-    this.socket.write(req.sized ? `${head}\r\n` : `${head}transfer-encoding: chunked\r\n\r\n`, "latin1");
-    this.pipeBody(p, body, req.sized);
+    this.socket.write(`${head}\r\n`, "latin1");
+    this.pipeBody(p, body, req.framing !== BODY_CHUNKED);
   }
 
   /** Streams the request body with back-pressure both ways; chunk-encodes it when it has no length. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import type { Downstream } from "./ports.js";
+import { BODY_CHUNKED, BODY_NONE, type Downstream } from "./ports.js";
 
 /** A request from Node's servers (the TLS port, and HTTP/2 on either port) as an exchange's client side. */
 export class NodeDownstream implements Downstream {
@@ -38,6 +38,14 @@ export class NodeDownstream implements Downstream {
 
   get localAddress(): string {
     return this.req.socket.localAddress ?? "";
+  }
+
+  /** From the fields Node's parser read: Transfer-Encoding (it de-chunks), Content-Length, or neither. */
+  get bodyFraming(): number {
+    const h = this.req.headers;
+    if (h["transfer-encoding"] !== undefined) return BODY_CHUNKED;
+    const length = h["content-length"];
+    return length === undefined ? BODY_NONE : Number(length);
   }
 
   get body(): IncomingMessage | Http2ServerRequest {

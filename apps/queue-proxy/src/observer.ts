@@ -19,7 +19,7 @@ export function createObserver(metrics: RequestMetrics | null, log: Logger | nul
           httpRequest: {
             requestMethod: client.method,
             requestUrl: client.target,
-            requestSize: fieldValue(headers, "content-length") || "0",
+            requestSize: String(Math.max(0, client.bodyFraming)),
             status,
             responseSize: client.responseLength,
             userAgent: fieldValue(headers, "user-agent"),

@@ -45,6 +45,11 @@ export interface UpstreamSink {
   resumeWith(resume: () => void): void;
 }
 
+/** `Downstream.bodyFraming`: the body is chunked (its length is not known ahead). */
+export const BODY_CHUNKED = -1;
+/** `Downstream.bodyFraming`: the request gave neither Content-Length nor Transfer-Encoding (no body). */
+export const BODY_NONE = -2;
+
 /**
  * The client side of one exchange: the request line and body, and the response going back. The serving
  * port's own HTTP/1.1 server implements it directly; Node's servers (TLS, HTTP/2) through `NodeDownstream`.
@@ -60,6 +65,11 @@ export interface Downstream {
   /** The connection's addresses (request log). */
   readonly remoteAddress: string;
   readonly localAddress: string;
+  /**
+   * How the parsed request frames its body: its Content-Length (>= 0), `BODY_CHUNKED` or `BODY_NONE`.
+   * The upstream request is framed from this, never from which header fields survived stripping.
+   */
+  readonly bodyFraming: number;
   /** The request body (read only when the request has one). */
   readonly body: import("node:stream").Readable | null;
   /** The response head has been written. */

@@ -119,11 +119,11 @@ export async function startQueueProxy(
   const hijacked = new HijackedConnections();
   const onRequest = servingHandler(ctx, drainer);
   const onUpgrade = upgradeHandler(ctx, drainer, config.userPort, hijacked);
-  const serving = createServingPort(onRequest, onUpgrade);
+  const serving = createServingPort(onRequest, onUpgrade.h1);
   // Knative serves TLS only when its certificate is mounted; the check is made once, at start.
   const certFiles = certFilesIn(config.certsDir);
   const tlsPort = certFilesPresent(certFiles)
-    ? createTlsPort(onRequest, onUpgrade, {
+    ? createTlsPort(onRequest, onUpgrade.node, {
         files: certFiles,
         settings: config.tls,
         clock,

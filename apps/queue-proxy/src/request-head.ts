@@ -1,7 +1,9 @@
-import { removeFields } from "./h1-message.js";
+import { connectionNamed, removeFields } from "./h1-fields.js";
 /**
  * One pass over a request's raw headers: the values the queue-proxy decides on, and the header list to
  * send upstream (hop-by-hop and revision headers dropped, `Host` restored from `K-Original-Host`).
+ * Content-Length and Transfer-Encoding never go upstream from here: the upstream request is framed from
+ * the parsed message (`Downstream.bodyFraming`), so no header stripping can change its framing.
  * Node hands us `rawHeaders` as a flat [name, value, ...] array; scanning it once is much cheaper than
  * building a `Headers` object for every request on the hot path.
  */
@@ -24,10 +26,6 @@ export interface RequestHead {
   xForwardedFor: string;
   xForwardedHost: string;
   xForwardedProto: string;
-  /** The request carries a body (Content-Length other than 0, or Transfer-Encoding). */
-  hasBody: boolean;
-  /** Content-Length gives the body's length (it goes upstream as is; otherwise the body is re-chunked). */
-  hasLength: boolean;
 }
 
 function join(prev: string, next: string): string {
@@ -48,8 +46,6 @@ export function scanRequestHead(raw: string[]): RequestHead {
     xForwardedFor: "",
     xForwardedHost: "",
     xForwardedProto: "",
-    hasBody: false,
-    hasLength: false,
   };
   let originalHost = "";
   let hostIndex = -1;
@@ -60,7 +56,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
     // Most headers are forwarded untouched: decide on the first letter and length before lower-casing.
     const c = name.charCodeAt(0) | 0x20;
     if (c !== 0x6b && c !== 0x63 && c !== 0x74 && c !== 0x75 && c !== 0x78 && c !== 0x66) {
-      if (c === 0x68 && name.length === 4) hostIndex = upstream.length;
+      if (c === 0x68 && name.length === 4 && name.toLowerCase() === "host") hostIndex = upstream.length;
       else if (c === 0x70 && name.length >= 16 && name.toLowerCase().startsWith("proxy-")) {
         const lower = name.toLowerCase();
         if (lower === "proxy-connection" || lower === "proxy-authorization" || lower === "proxy-authenticate")
@@ -105,11 +101,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
         head.xForwardedProto = join(head.xForwardedProto, value);
         break;
       case "content-length":
-        head.hasLength = true;
-        if (value !== "0") head.hasBody = true;
-        break;
       case "transfer-encoding":
-        head.hasBody = true;
         continue;
       case "connection":
         connectionTokens = join(connectionTokens, value);
@@ -132,9 +124,10 @@ export function scanRequestHead(raw: string[]): RequestHead {
   return head;
 }
 
-/** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1). */
+/** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1), but never Host or framing fields. */
 function dropConnectionTokens(upstream: string[], tokens: string): void {
-  removeFields(upstream, new Set(tokens.split(",").map((t) => t.trim().toLowerCase())));
+  const named = connectionNamed(tokens.split(","));
+  if (named.size > 0) removeFields(upstream, named);
 }
 
 /** The values of field `name` (lower case) in a flat [name, value, ...] list, comma-joined ("" when absent). */

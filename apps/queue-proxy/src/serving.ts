@@ -60,7 +60,7 @@ export function servingHandler(ctx: ExchangeContext, drainer: ServingDrainer): S
     }
     drainer.noteRequest();
     addForwarded(head);
-    const ex = new Exchange(ctx, client, head.upstream, head.hasBody, head.hasLength);
+    const ex = new Exchange(ctx, client, head.upstream);
     // Like Knative: K-Proxy-Request stays on the request to the app and marks it as proxied in the stats.
     ex.proxied = head.proxyRequest !== "";
     ex.start(bypass);

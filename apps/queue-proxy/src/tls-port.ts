@@ -3,12 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import http2 from "node:http2";
 import type net from "node:net";
 import { join } from "node:path";
-import type { Duplex } from "node:stream";
 import type tls from "node:tls";
 import type { Clock, TimerHandle } from "@thaw/clock";
-import type { H1ServerHandlers } from "./h1-server.js";
 import { nodeListener, type ServingHandler } from "./serving.js";
 import type { TlsSettings } from "./tls-settings.js";
+import type { UpgradeHandlers } from "./upgrade.js";
 
 /** Knative reloads the serving certificate once a minute (c.1). */
 export const CERT_RELOAD_PERIOD_MS = 60_000;
@@ -93,7 +92,7 @@ export interface TlsPortOptions {
  */
 export function createTlsPort(
   onRequest: ServingHandler,
-  onUpgrade: H1ServerHandlers["upgrade"],
+  onUpgrade: UpgradeHandlers["node"],
   options: TlsPortOptions,
 ): TlsPort {
   const { files, settings, clock, log } = options;
@@ -112,9 +111,7 @@ export function createTlsPort(
   // minute to read a request head, and no idle timeout on keep-alive connections (Knative sets none).
   // Node reads these for allowHTTP1 connections; the typings only know them on http.Server.
   Object.assign(server, { requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 0 });
-  server.on("upgrade", (req: import("node:http").IncomingMessage, socket: Duplex, head: Buffer) =>
-    onUpgrade({ method: req.method ?? "GET", url: req.url ?? "/", rawHeaders: req.rawHeaders }, socket, head),
-  );
+  server.on("upgrade", onUpgrade);
 
   const raw = new Set<net.Socket>();
   const sockets = new Set<tls.TLSSocket>();

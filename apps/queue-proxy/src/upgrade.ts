@@ -1,7 +1,12 @@
+import type { IncomingMessage } from "node:http";
 import net from "node:net";
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import type { ExchangeContext } from "./exchange.js";
-import { closingAnswer, type UpgradeRequest } from "./h1-server.js";
+import { closingAnswer } from "./h1-reply.js";
+import { H1ResponseParser } from "./h1-response-parser.js";
+import type { H1ServerHandlers } from "./h1-server.js";
+import { framingField } from "./h1-upstream.js";
+import { BODY_CHUNKED } from "./ports.js";
 import { fieldValue, scanRequestHead } from "./request-head.js";
 import type { ServingDrainer } from "./serving.js";
 
@@ -41,64 +46,231 @@ export class HijackedConnections {
   }
 }
 
-function badGateway(socket: Duplex, message: string): void {
-  socket.end(closingAnswer(502, `${message}\n`));
-  // The socket came paused from the server: read (and drop) until the client closes its side too.
-  socket.resume();
+/** Both ports' upgrade handlers: the serving port's own server and Node's (TLS port). */
+export interface UpgradeHandlers {
+  h1: H1ServerHandlers["upgrade"];
+  node(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** `HTTP/1.x 101` at the start of what the app sent: it switched protocols. */
+function switched(data: Buffer): boolean {
+  return (
+    data.length >= 12 &&
+    data.toString("latin1", 0, 7) === "HTTP/1." &&
+    data.toString("latin1", 8, 12) === " 101"
+  );
 }
 
 /**
- * Upgrade pass-through: after the same header shims as a normal request, the request head goes to the
- * app on a fresh connection and both sockets are piped raw, so the app's own 101 (or refusal) reaches the
- * client unchanged. The request counts as in flight (stats) until the tunnel closes.
+ * Upgrade pass-through. The request head goes to the app on a connection of its own, with the same
+ * header shims as a normal request and the body framed from the parsed request. Only when the app
+ * answers 101 do both sockets become a raw pipe; any other answer is relayed as a normal response and
+ * the client connection stays HTTP (on the serving port the next request is parsed like any other; on
+ * the TLS port, whose socket Node's server has let go of, the connection closes after the answer).
+ * The request counts as in flight (stats) until the answer ends or the tunnel closes.
  */
 export function upgradeHandler(
   ctx: ExchangeContext,
   drainer: ServingDrainer,
   userPort: number,
   hijacked: HijackedConnections,
-): (req: UpgradeRequest, socket: Duplex, head: Buffer) => void {
-  return (req, socket, head) => {
+): UpgradeHandlers {
+  /** Dials the app, writes the head; `first` sees the app's first bytes, `fail` a dial error. */
+  const begin = (method: string, target: string, raw: string[], framing: string) => {
     drainer.noteRequest();
-    const scanned = scanRequestHead(req.rawHeaders);
-    const lines = [`${req.method} ${req.url} HTTP/1.1`];
+    const scanned = scanRequestHead(raw);
+    let head = `${method} ${target} HTTP/1.1\r\n`;
     const h = scanned.upstream;
-    for (let i = 0; i < h.length; i += 2) lines.push(`${h[i]}: ${h[i + 1]}`);
-    lines.push("connection: Upgrade", `upgrade: ${fieldValue(req.rawHeaders, "upgrade")}`);
+    for (let i = 0; i < h.length; i += 2) head += `${h[i]}: ${h[i + 1]}\r\n`;
+    head += `connection: Upgrade\r\nupgrade: ${fieldValue(raw, "upgrade")}\r\n${framing}\r\n`;
     const proxied = scanned.proxyRequest !== "";
-    const startedAt = ctx.now();
-    if (proxied) ctx.stats?.proxiedIn(startedAt);
-    else ctx.stats?.requestIn(startedAt);
-    hijacked.add(socket);
-    const upstream = net.connect({ host: "127.0.0.1", port: userPort, noDelay: true });
-    let closed = false;
-    let connected = false;
-    const close = (keepClient = false) => {
-      if (closed) return;
-      closed = true;
-      hijacked.delete(socket);
-      const now = ctx.now();
-      if (proxied) ctx.stats?.proxiedOut(now);
-      else ctx.stats?.requestOut(now);
-      upstream.destroy();
-      if (!keepClient) socket.destroy();
+    if (proxied) ctx.stats?.proxiedIn(ctx.now());
+    else ctx.stats?.requestIn(ctx.now());
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
+      if (proxied) ctx.stats?.proxiedOut(ctx.now());
+      else ctx.stats?.requestOut(ctx.now());
     };
-    upstream.once("connect", () => {
-      connected = true;
-      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
+    const app = net.connect({ host: "127.0.0.1", port: userPort, noDelay: true });
+    // Written at once (the socket holds it until connected), so it goes before any body bytes.
+    app.write(head, "latin1");
+    return { app, done };
+  };
+
+  /** Pipes both ways until either side closes; the tunnel counts until then. */
+  const tunnel = (client: Duplex, app: net.Socket, fromApp: Buffer, fromClient: Buffer, done: () => void) => {
+    hijacked.add(client);
+    const close = () => {
+      hijacked.delete(client);
+      done();
+      app.destroy();
+      client.destroy();
+    };
+    client.write(fromApp);
+    if (fromClient.length > 0) app.write(fromClient);
+    app.pipe(client);
+    client.pipe(app);
+    client.resume();
+    app.once("close", close);
+    client.once("close", close);
+    client.on("error", close);
+    app.on("error", close);
+  };
+
+  const h1: H1ServerHandlers["upgrade"] = (d, raw, takeOver) => {
+    const { app, done } = begin(d.method, d.target, raw, framingField(d.bodyFraming));
+    if (d.body !== null) pipeBody(d.body, app, d.bodyFraming === BODY_CHUNKED);
+    let first: Buffer | null = Buffer.alloc(0);
+    const parser = new H1ResponseParser({
+      head: (status, headers) => d.writeHead(status, headers),
+      body: (chunk) => {
+        if (!d.write(chunk)) app.pause();
+      },
+      end: () => {
+        d.end();
+        finish();
+      },
     });
-    upstream.once("error", (err) => {
-      if (connected) close();
+    d.onDrain = () => app.resume();
+    const finish = () => {
+      done();
+      app.destroy();
+    };
+    d.onClose = finish;
+    parser.start(d.method === "HEAD");
+    const onData = (chunk: Buffer) => {
+      try {
+        if (first !== null) {
+          first = Buffer.concat([first, chunk]);
+          if (first.length < 12 && first.indexOf(0x0a) < 0) return;
+          const data = first;
+          first = null;
+          if (switched(data)) {
+            app.off("data", onData);
+            app.pause();
+            const { socket, head } = takeOver();
+            tunnel(socket, app, data, head, done);
+            return;
+          }
+          parser.feed(data);
+        } else parser.feed(chunk);
+      } catch (err) {
+        fail(err as Error);
+      }
+    };
+    const fail = (err: Error) => {
+      if (d.headersSent) d.destroy();
       else {
-        close(true);
-        badGateway(socket, err.message);
+        const text = `${err.message}\n`;
+        d.writeHead(502, [
+          "content-type",
+          "text/plain; charset=utf-8",
+          "content-length",
+          String(Buffer.byteLength(text)),
+        ]);
+        d.end(text);
+      }
+      finish();
+    };
+    app.on("data", onData);
+    app.on("end", () => {
+      try {
+        parser.eof();
+      } catch (err) {
+        fail(err as Error);
       }
     });
-    upstream.once("close", () => close());
-    socket.once("close", () => close());
-    socket.on("error", () => close());
+    app.on("error", (err) => {
+      if (!d.closed) fail(err);
+    });
   };
+
+  const node: UpgradeHandlers["node"] = (req, socket, rawHead) => {
+    // Node's server hands over the socket right after the head: the body is still in the raw bytes,
+    // so the app gets the client's own framing field and frames those bytes itself.
+    const te = req.headers["transfer-encoding"];
+    const cl = req.headers["content-length"];
+    const framing =
+      te !== undefined ? `transfer-encoding: ${te}\r\n` : cl !== undefined ? `content-length: ${cl}\r\n` : "";
+    const { app, done } = begin(req.method ?? "GET", req.url ?? "/", req.rawHeaders, framing);
+    let first: Buffer | null = Buffer.alloc(0);
+    const parser = new H1ResponseParser({ head: () => {}, body: () => {}, end: () => finish() });
+    parser.start(req.method === "HEAD");
+    const finish = () => {
+      done();
+      app.destroy();
+      socket.end();
+    };
+    app.once("connect", () => {
+      if (rawHead.length > 0) app.write(rawHead);
+      socket.pipe(app);
+    });
+    app.on("data", (chunk: Buffer) => {
+      if (first === null) {
+        socket.write(chunk);
+        try {
+          parser.feed(chunk);
+        } catch {
+          finish();
+        }
+        return;
+      }
+      first = Buffer.concat([first, chunk]);
+      if (first.length < 12 && first.indexOf(0x0a) < 0) return;
+      const data = first;
+      first = null;
+      if (switched(data)) {
+        socket.unpipe(app);
+        app.removeAllListeners("data");
+        tunnel(socket, app, data, Buffer.alloc(0), done);
+        return;
+      }
+      // Not switched: the answer is relayed as it came, then the connection closes (no raw pipe).
+      socket.unpipe(app);
+      socket.resume();
+      socket.write(data);
+      try {
+        parser.feed(data);
+      } catch {
+        finish();
+      }
+    });
+    app.once("error", (err) => {
+      if (first !== null && first.length === 0) socket.end(closingAnswer(502, `${err.message}\n`));
+      finish();
+    });
+    app.once("close", () => {
+      done();
+      socket.destroy();
+    });
+    socket.once("close", () => {
+      done();
+      app.destroy();
+    });
+    socket.on("error", () => socket.destroy());
+  };
+
+  return { h1, node };
+}
+
+/** Streams a request body to the app with back-pressure, chunk-encoding it when it has no length. */
+function pipeBody(body: Readable, socket: net.Socket, chunked: boolean): void {
+  body.on("data", (chunk: Buffer) => {
+    let ok: boolean;
+    if (!chunked) ok = socket.write(chunk);
+    else {
+      socket.cork();
+      socket.write(`${chunk.length.toString(16)}\r\n`, "latin1");
+      socket.write(chunk);
+      ok = socket.write("\r\n", "latin1");
+      socket.uncork();
+    }
+    if (!ok) body.pause();
+  });
+  socket.on("drain", () => body.resume());
+  body.once("end", () => {
+    if (chunked) socket.write("0\r\n\r\n", "latin1");
+  });
 }

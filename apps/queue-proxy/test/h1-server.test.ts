@@ -280,7 +280,7 @@ describe("HTTP/1.x on the serving port (queue-proxy and echo app)", () => {
     const rows: { name: string; request: string; status: string; message: RegExp }[] = [
       {
         name: "a malformed request line",
-        request: "GET /\r\nHost: app\r\n\r\n",
+        request: "GET / HTTP/x\r\nHost: app\r\n\r\n",
         status: "400 Bad Request",
         message: /malformed request line/,
       },
@@ -306,7 +306,7 @@ describe("HTTP/1.x on the serving port (queue-proxy and echo app)", () => {
         name: "two Host fields",
         request: "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
         status: "400 Bad Request",
-        message: /too many Host/,
+        message: /more than one Host header is not supported/,
       },
       {
         name: "Transfer-Encoding and Content-Length together",
@@ -391,10 +391,10 @@ describe("HTTP/1.x on the serving port (queue-proxy and echo app)", () => {
       expect(text).toMatch(/\}HTTP\/1\.1 400 Bad Request\r\n[\s\S]*malformed request line "BAD"\n$/);
     });
 
-    it("cuts the connection without an answer on a bad chunk size", async () => {
+    it("answers 400 before closing on a bad chunk size found after the exchange began (never a silent close)", async () => {
       const c = await rawClient(port);
       await c.send("POST /chunks HTTP/1.1\r\nHost: app\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n");
-      expect(await c.all()).toBe("");
+      expect(await c.all()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*bad chunk size "zz"\n$/);
     });
   });
 
@@ -428,7 +428,7 @@ describe("a bare H1Server", () => {
   async function bare(
     request: H1ServerHandlers["request"],
     options: H1ServerOptions = { headersTimeoutMs: 10_000 },
-    upgrade: H1ServerHandlers["upgrade"] = (_req, socket) => socket.destroy(),
+    upgrade: H1ServerHandlers["upgrade"] = (_d, _raw, takeOver) => takeOver().socket.destroy(),
   ) {
     const h1 = new H1Server({ request, upgrade }, options);
     const sockets = new Set<net.Socket>();
@@ -629,7 +629,7 @@ describe("a bare H1Server", () => {
     it("closes a new connection on the serving port that sends nothing within the timeout", async () => {
       const port = createServingPort(
         (d) => answer(d, "ok"),
-        (_req, socket) => socket.destroy(),
+        (_d, _raw, takeOver) => takeOver().socket.destroy(),
         timeoutMs,
       );
       await new Promise<void>((r) => port.front.listen(0, "127.0.0.1", r));
@@ -733,18 +733,21 @@ describe("a bare H1Server", () => {
     }
   });
 
-  it("hands upgrade requests over with the bytes that followed the head", async () => {
-    const seen: { method: string; url: string; rawHeaders: string[]; head: string }[] = [];
+  it("hands an upgrade request's socket over, with the bytes that followed the request, only when taken", async () => {
+    const seen: { method: string; target: string; rawHeaders: string[]; head: string }[] = [];
     const srv = await bare(
       (d) => answer(d, "not an upgrade"),
       undefined,
-      (req, socket, head) => {
-        seen.push({ ...req, head: head.toString("latin1") });
-        socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n");
-        socket.write(head);
-        socket.on("data", (d: Buffer) => socket.write(d));
-        socket.resume();
-      },
+      // As the real handler does, the socket is taken once the "app" has answered: on a later turn.
+      (d, rawHeaders, takeOver) =>
+        setImmediate(() => {
+          const { socket, head } = takeOver();
+          seen.push({ method: d.method, target: d.target, rawHeaders, head: head.toString("latin1") });
+          socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n");
+          socket.write(head);
+          socket.on("data", (b: Buffer) => socket.write(b));
+          socket.resume();
+        }),
     );
     try {
       const c = await rawClient(srv.port);
@@ -756,11 +759,35 @@ describe("a bare H1Server", () => {
       expect(seen).toEqual([
         {
           method: "GET",
-          url: "/ws",
+          target: "/ws",
           rawHeaders: ["Host", "app", "Connection", "keep-alive, Upgrade", "Upgrade", "echo"],
           head: "EXTRA",
         },
       ]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("keeps an upgrade request answered without a switch on HTTP: the next request is parsed and answered", async () => {
+    const targets: string[] = [];
+    const srv = await bare(
+      (d) => {
+        targets.push(`request ${d.target}`);
+        answer(d, "plain");
+      },
+      undefined,
+      (d) => {
+        targets.push(`upgrade ${d.target}`);
+        answer(d, "no switch");
+      },
+    );
+    try {
+      const c = await rawClient(srv.port);
+      await c.send(`${get("/ws", "Connection: Upgrade\r\nUpgrade: echo\r\n")}${get("/next")}`);
+      const text = await c.waitFor(/plain$/);
+      expect(text.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+      expect(targets).toEqual(["upgrade /ws", "request /next"]);
     } finally {
       await srv.close();
     }

@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { H1Upstream, type UpstreamRequest } from "../src/h1-upstream.js";
 import type { UpstreamSink } from "../src/ports.js";
+import { BODY_CHUNKED, BODY_NONE } from "../src/ports.js";
 import { get, startInProcess, until } from "./helpers.js";
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -40,7 +41,7 @@ function send(pool: H1Upstream, req: Partial<UpstreamRequest> = {}): Promise<Out
       resumeWith: () => {},
     };
     pool.dispatch(
-      { method: "GET", path: "/", headers: ["host", "app"], body: null, sized: false, ...req },
+      { method: "GET", path: "/", headers: ["host", "app"], body: null, framing: BODY_NONE, ...req },
       sink,
     );
   });
@@ -176,7 +177,7 @@ describe("H1Upstream: a connection the app closes under a request", () => {
     const p = pool(port);
     await send(p);
     const body = Readable.from([Buffer.from("x")]);
-    const out = await send(p, { method: "POST", headers: ["content-length", "1"], body, sized: true });
+    const out = await send(p, { method: "POST", headers: [], body, framing: 1 });
     expect(out.error).toBeDefined();
   });
 
@@ -215,7 +216,7 @@ describe("H1Upstream: a connection the app closes under a request", () => {
 });
 
 describe("H1Upstream: bodies", () => {
-  it("re-chunks a body of unknown length and passes a sized one as is", async () => {
+  it("frames a body from the parsed request: chunked re-chunked, a length as content-length", async () => {
     const seen: { te?: string; cl?: string; body: string }[] = [];
     const app = await countingApp((req, res) => {
       let body = "";
@@ -228,13 +229,12 @@ describe("H1Upstream: bodies", () => {
       });
     });
     const p = pool(app.port);
-    await send(p, { method: "POST", body: Readable.from([Buffer.from("ab"), Buffer.from("cd")]) });
     await send(p, {
-      method: "PUT",
-      headers: ["content-length", "4"],
-      body: Readable.from([Buffer.from("wxyz")]),
-      sized: true,
+      method: "POST",
+      body: Readable.from([Buffer.from("ab"), Buffer.from("cd")]),
+      framing: BODY_CHUNKED,
     });
+    await send(p, { method: "PUT", headers: [], body: Readable.from([Buffer.from("wxyz")]), framing: 4 });
     expect(seen).toEqual([
       { te: "chunked", cl: undefined, body: "abcd" },
       { te: undefined, cl: "4", body: "wxyz" },
@@ -250,7 +250,7 @@ describe("H1Upstream: bodies", () => {
     const p = pool(app.port);
     const endless = new Readable({ read() {} });
     endless.push(Buffer.alloc(1024));
-    const out = await send(p, { method: "POST", body: endless });
+    const out = await send(p, { method: "POST", body: endless, framing: BODY_CHUNKED });
     expect(out.status).toBe(413);
     expect((await send(p)).status).toBe(200);
     expect(app.connections()).toBe(2);

@@ -197,6 +197,34 @@ describe("TLS serving port (c.1)", () => {
     }
   });
 
+  it("relays an upgrade the app does not accept, body framed, then closes instead of piping raw", async () => {
+    const { dir } = mounted();
+    const qp = await tlsProxy(dir);
+    const before = backend.seen.length;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect(
+        { host: "127.0.0.1", port: qp.ports.servingTls, rejectUnauthorized: false },
+        () =>
+          socket.write(
+            "POST /ws HTTP/1.1\r\nHost: app\r\nConnection: upgrade\r\nUpgrade: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+              "5\r\nhello\r\n0\r\n\r\nGET /after HTTP/1.1\r\nHost: app\r\n\r\n",
+          ),
+      );
+      let out = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (d: string) => {
+        out += d;
+      });
+      socket.once("close", () => resolve(out));
+      socket.once("error", reject);
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // The app read the chunked body as the upgrade request's body, and nothing after it reached the app.
+    expect(backend.seen.slice(before).map((s) => [s.url, s.body, s.headers["transfer-encoding"]])).toEqual([
+      ["/ws", "hello", "chunked"],
+    ]);
+  });
+
   it("refuses a TLS 1.2-only client when QUEUE_PROXY_TLS_MIN_VERSION is 1.3", async () => {
     const { dir, fingerprint } = mounted();
     const qp = await tlsProxy(dir, { QUEUE_PROXY_TLS_MIN_VERSION: "1.3" });

@@ -1,0 +1,152 @@
+/**
+ * One request on an HTTP/1.x connection and its response: the head is written together with the first
+ * body bytes, framed by the app's Content-Length, chunked, or the end of the connection (HTTP/1.0).
+ */
+import { STATUS_CODES } from "node:http";
+import type { Readable } from "node:stream";
+import type { H1Connection } from "./h1-connection.js";
+import type { Downstream } from "./ports.js";
+
+// Response framings.
+const NONE = 0;
+const LENGTH = 1;
+const CHUNKED = 2;
+const CLOSE = 3;
+
+/** One request on an `H1Connection` and its response. */
+export class H1Reply implements Downstream {
+  body: Readable | null = null;
+  onClose: (() => void) | null = null;
+  onDrain: (() => void) | null = null;
+  headersSent = false;
+  responseLength = "";
+  /** The response was written in full, cut off, or the client went away. */
+  finished = false;
+  /** No `100 Continue` is owed: it was sent, or the client did not ask for one. */
+  continued = true;
+  readonly http2 = false;
+  private head: string | null = null;
+  private framing = NONE;
+
+  constructor(
+    private readonly conn: H1Connection,
+    readonly method: string,
+    readonly target: string,
+    readonly bodyFraming: number,
+    private readonly http10: boolean,
+    /** The connection carries another request after this one. */
+    public keepAlive: boolean,
+  ) {}
+
+  get protocol(): string {
+    return this.http10 ? "HTTP/1.0" : "HTTP/1.1";
+  }
+
+  get remoteAddress(): string {
+    return this.conn.socket.remoteAddress ?? "";
+  }
+
+  get localAddress(): string {
+    return this.conn.socket.localAddress ?? "";
+  }
+
+  get closed(): boolean {
+    return this.finished || this.conn.closed;
+  }
+
+  writeHead(status: number, headers: string[]): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\n`;
+    let hasDate = false;
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i] as string;
+      const value = headers[i + 1] as string;
+      const c = name.charCodeAt(0) | 0x20;
+      if (c === 0x63 && name.length === 14 && name.toLowerCase() === "content-length")
+        this.responseLength = value;
+      else if (c === 0x64 && name.length === 4 && name.toLowerCase() === "date") hasDate = true;
+      head += `${name}: ${value}\r\n`;
+    }
+    if (this.method === "HEAD" || status === 204 || status === 304 || status < 200) this.framing = NONE;
+    else if (this.responseLength !== "") this.framing = LENGTH;
+    else if (!this.http10) {
+      this.framing = CHUNKED;
+      head += "transfer-encoding: chunked\r\n";
+    } else {
+      this.framing = CLOSE;
+      this.keepAlive = false;
+    }
+    // Shutting down, or the client still waits for a 100 Continue and may never send its body: close after.
+    if (this.conn.server.closing || !this.continued) this.keepAlive = false;
+    if (!this.keepAlive) {
+      if (!this.http10) head += "connection: close\r\n";
+    } else if (this.http10) head += "connection: keep-alive\r\n";
+    if (!hasDate) head += `date: ${httpDate()}\r\n`;
+    this.head = `${head}\r\n`;
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.closed) return true;
+    if (!this.headersSent) this.writeHead(200, []);
+    if (this.framing === NONE || chunk.length === 0) return true;
+    const head = this.head;
+    this.head = null;
+    return this.conn.send(head, chunk, this.framing === CHUNKED);
+  }
+
+  end(body?: string | Buffer): void {
+    if (this.closed) return;
+    if (!this.headersSent) this.writeHead(200, []);
+    if (body !== undefined && body.length > 0)
+      this.write(typeof body === "string" ? Buffer.from(body) : body);
+    let rest = this.head ?? "";
+    this.head = null;
+    if (this.framing === CHUNKED) rest += "0\r\n\r\n";
+    if (rest !== "") this.conn.socket.write(rest, "latin1");
+    this.finished = true;
+    this.conn.replyDone(this);
+  }
+
+  /** The client side is gone (closed, or its request turned out broken): ends the exchange's view of it. */
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.body?.destroy();
+    this.onClose?.();
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.finished = true;
+    this.conn.socket.destroy();
+  }
+}
+
+let dateSecond = -1;
+let dateText = "";
+
+/** The `Date` field for responses whose app gave none, made once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+/** The answer to a request the server refuses itself: `status reason: message` as plain text, then close. */
+export function refusal(status: number, message: string): string {
+  const reason = STATUS_CODES[status] ?? "Unknown";
+  return closingAnswer(
+    status,
+    message === "" ? `${status} ${reason}\n` : `${status} ${reason}: ${message}\n`,
+  );
+}
+
+/** A whole plain-text answer that closes the connection, for answers written straight to a socket. */
+export function closingAnswer(status: number, body: string): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}

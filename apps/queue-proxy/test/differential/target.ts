@@ -1,0 +1,59 @@
+/**
+ * The queue-proxy as a differential target: started in process by the tests' own helper, in front of a
+ * recording app. The header policy lists what the queue-proxy legitimately changes on a request.
+ */
+import { type HeaderPolicy, type Recorder, startRecorder, type Target } from "@thaw/h1-diff";
+import { startInProcess } from "../helpers.js";
+
+/** Fields the queue-proxy removes (hop-by-hop, revision routing, K-Original-Host) or adds (Forwarded). */
+export const QUEUE_PROXY_POLICY: HeaderPolicy = {
+  ignored: [
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-connection",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "expect",
+    "k-original-host",
+    "knative-serving-revision",
+    "knative-serving-namespace",
+    "forwarded",
+  ],
+  dropsConnectionNamed: true,
+  addedWhenAbsent: ["host"],
+  upgradesVersion: true,
+};
+
+/**
+ * Refusals where the queue-proxy is stricter than llhttp on purpose (README, "Known differences"):
+ * transfer codings other than one `chunked` (501), HTTP versions other than 1.0 and 1.1 (505), CONNECT
+ * (405), Expect values other than 100-continue (417), an HTTP/1.1 request without Host (400, as RFC 9112
+ * 3.2 requires), and the 400s whose text says "not supported" (HTTP/0.9, repeated spaces in the request
+ * line, several Host fields, lengths and chunk sizes too large).
+ */
+export function queueProxyStricter(answer: { status: number; body: string }): boolean {
+  if (answer.status === 400) {
+    return answer.body.includes("not supported") || answer.body.includes("missing required Host header");
+  }
+  return answer.status === 501 || answer.status === 505 || answer.status === 405 || answer.status === 417;
+}
+
+/** A running queue-proxy target with its app; `close` stops both. */
+export async function startQueueProxyTarget(): Promise<Target & { app: Recorder; close(): Promise<void> }> {
+  const app = await startRecorder();
+  const qp = await startInProcess(app.port);
+  return {
+    name: "queue-proxy",
+    port: qp.ports.serving,
+    app,
+    policy: QUEUE_PROXY_POLICY,
+    knownStricter: queueProxyStricter,
+    close: async () => {
+      await qp.close();
+      await app.close();
+    },
+  };
+}
