@@ -69,7 +69,11 @@ export class LocalGate implements RevisionGate {
         this.#listedAt = o.clock.now();
       }
       this.#prober.setClusterIP(detail?.clusterIP);
-      void this.#prober.updateEndpoints(eps, []);
+      const notReady = new Set(detail?.notReady ?? []);
+      void this.#prober.updateEndpoints(
+        eps.filter((e) => !notReady.has(e)),
+        eps.filter((e) => notReady.has(e)),
+      );
     });
   }
 

@@ -37,6 +37,11 @@ export interface EndpointDetail {
    * probe and every pod gave a mesh-like answer (knative-spec d.3). Undefined: no fallback.
    */
   clusterIP?: string | undefined;
+  /**
+   * The listed endpoints Kubernetes does not call ready (yet). The prober still probes and may use them;
+   * the ClusterIP's backends are the others. Undefined: every listed endpoint counts as ready.
+   */
+  notReady?: string[];
 }
 
 /**

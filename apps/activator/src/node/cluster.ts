@@ -184,10 +184,12 @@ class SliceEndpointSource implements EndpointSource {
     if (!t) return this.#static.subscribe(key, onChange);
     let called = false;
     let endpoints: string[] = [];
-    const detail: EndpointDetail = { clusterIP: undefined };
+    const detail: EndpointDetail = { clusterIP: undefined, notReady: [] };
     const stopPods = this.hub.subscribePods(t, (pods) => {
       called = true;
-      endpoints = pods.filter((p) => !p.terminating).map((p) => p.address);
+      const live = pods.filter((p) => !p.terminating);
+      endpoints = live.map((p) => p.address);
+      detail.notReady = live.filter((p) => !p.ready).map((p) => p.address);
       onChange(endpoints, { ...detail });
     });
     // The port's contract: a first call at once, even before the first list answered.
