@@ -63,6 +63,8 @@ describe("activator with --config against the emulated Kubernetes API server (no
     const pod = await startBackend();
     backends.push(pod);
     const config = await files(dir, api);
+    // A ServiceAccount that may not read Services: one warning, no retry loop, pods still served.
+    api.failNext({ path: "/api/v1/namespaces/apps/services", watch: false }, { status: 403, count: 1000 });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       THAW_ACTIVATOR_PORT: "0",
@@ -103,6 +105,8 @@ describe("activator with --config against the emulated Kubernetes API server (no
     const proxied = await fetch(`http://127.0.0.1:${port}/x`, { headers: REV });
     expect(proxied.status).toBe(200);
     expect(await proxied.text()).toBe("GET /x ");
+    expect(log.match(/no ClusterIP fallback for it/g)?.length).toBe(1);
+    expect(log).toContain("apps/hello-private");
   }, 90_000);
 
   it("splits a revision's pods among the activator replicas its own Service lists (subsetting)", async () => {

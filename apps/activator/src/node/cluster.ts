@@ -82,6 +82,12 @@ export async function clusterParts(
       random: deps.random ?? Math.random,
       ...(deps.logger ? { logger: deps.logger } : {}),
       onChange: (svc) => onChange(clusterIPAddress(svc, t.portName)),
+      onForbidden: (f) =>
+        deps.logger?.warn("cannot read the Service: no ClusterIP fallback for it", {
+          service: `${t.namespace}/${t.service}`,
+          error: f.message,
+          fix: "grant the activator list and watch on services in this namespace",
+        }),
     });
     reader.start();
     return () => reader.stop();
