@@ -60,9 +60,6 @@ export class LocalGate implements RevisionGate {
       onHealthy: (dests) => this.#onHealthy(dests),
       // d.3 fallback: pods behind a mesh answer 503, their private Service's ClusterIP the queue probe.
       onClusterIP: (dest, backends) => this.#onClusterIP(dest, backends),
-      ...(o.logger
-        ? { onError: (err: Error) => o.logger?.info("probe failed", { error: err.message }) }
-        : {}),
     });
     this.#unsubscribe = o.endpoints.subscribe(key, (eps, detail) => {
       if (eps.length > 0 && this.#coldSince !== undefined && this.#listedAt === undefined) {
