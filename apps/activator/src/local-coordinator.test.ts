@@ -120,3 +120,25 @@ describe("LocalCoordinator (over @thaw/activation)", () => {
     coordinator.close();
   });
 });
+
+describe("LocalCoordinator: the ClusterIP fallback (d.3) through the throttler", () => {
+  it("mesh answers from every pod: routes through the ClusterIP with capacity CC x ready endpoints", async () => {
+    const { clock, up, probed, endpoints, coordinator } = setup();
+    const cc3 = coordinator.gate(KEY, { ...CONFIG, containerConcurrency: 3 });
+    const pods = ["10.0.0.1:8012", "10.0.0.2:8012", "10.0.0.3:8012"];
+    up.add("10.96.0.9:8080");
+    endpoints.set(KEY, pods, { clusterIP: "10.96.0.9:8080", notReady: ["10.0.0.3:8012"] });
+    for (let i = 0; i < 5; i++) await clock.advance(10);
+    expect(probed).toContain("10.96.0.9:8080");
+    expect(cc3.readyEndpoints()).toEqual(["10.96.0.9:8080"]);
+    const leases = [cc3.tryAcquire?.(), cc3.tryAcquire?.(), cc3.tryAcquire?.()];
+    expect(leases.map((l) => l?.dest)).toEqual(["10.96.0.9:8080", "10.96.0.9:8080", "10.96.0.9:8080"]);
+    // Two ready endpoints x containerConcurrency 3 = 6 at once.
+    for (let i = 0; i < 3; i++) expect(cc3.tryAcquire?.()?.dest).toBe("10.96.0.9:8080");
+    expect(cc3.tryAcquire?.()).toBeUndefined();
+    // No ready endpoint left behind it: no capacity.
+    endpoints.set(KEY, ["10.0.0.3:8012"], { clusterIP: "10.96.0.9:8080", notReady: ["10.0.0.3:8012"] });
+    expect(cc3.readyEndpoints()).toEqual([]);
+    coordinator.close();
+  });
+});

@@ -28,6 +28,12 @@ export interface LocalCoordinatorOptions {
   activatingIntervalMs?: number;
   /** Per-round probe deadline (Knative 300 ms). */
   probeTimeoutMs?: number;
+  /**
+   * Passthrough load balancing (knative-spec d.1, d.3): probes carry `Host: <rev>-private.<ns>` and
+   * `K-Passthrough-Lb: true`, and the ClusterIP fallback is off. The request path adds the same headers
+   * (`ActivatorDeps.passthroughLb`).
+   */
+  passthroughLb?: boolean;
 }
 
 const idOf = (k: RevisionKey) => `${k.namespace}/${k.name}`;
@@ -60,10 +66,7 @@ export class LocalCoordinator implements Coordinator {
         for (const l of this.#listeners) l(key, eps);
       });
       this.#gates.set(id, g);
-    } else if (g.rt !== rt) {
-      g.rt = rt;
-      rt.updateDestinations(g.readyEndpoints());
-    }
+    } else if (g.rt !== rt) g.attach(rt);
     if (this.#activators) rt.updateActivatorIps(this.#activators.sortedIps, this.#activators.self);
     g.maxQueue = config.maxQueue;
     return g;

@@ -30,6 +30,8 @@ export class LocalGate implements RevisionGate {
   #listedAt: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
+  /** Set once the prober switched to the private Service's ClusterIP (d.3), for good. */
+  #viaClusterIP: { dest: string; backends: number } | undefined;
   rt: RevisionThrottler;
   /** Bound on /v1/activate waiters, like the throttler's queue for proxied requests. */
   maxQueue = Number.POSITIVE_INFINITY;
@@ -53,13 +55,22 @@ export class LocalGate implements RevisionGate {
       intervalMs: o.probeIntervalMs ?? 200,
       activatingIntervalMs: o.activatingIntervalMs ?? 15,
       timeoutMs: o.probeTimeoutMs ?? 300,
+      passthroughLb: o.passthroughLb ?? false,
+      revision: key,
       onHealthy: (dests) => this.#onHealthy(dests),
+      // d.3 fallback: pods behind a mesh answer 503, their private Service's ClusterIP the queue probe.
+      onClusterIP: (dest, backends) => this.#onClusterIP(dest, backends),
     });
-    this.#unsubscribe = o.endpoints.subscribe(key, (eps) => {
+    this.#unsubscribe = o.endpoints.subscribe(key, (eps, detail) => {
       if (eps.length > 0 && this.#coldSince !== undefined && this.#listedAt === undefined) {
         this.#listedAt = o.clock.now();
       }
-      void this.#prober.updateEndpoints(eps, []);
+      this.#prober.setClusterIP(detail?.clusterIP);
+      const notReady = new Set(detail?.notReady ?? []);
+      void this.#prober.updateEndpoints(
+        eps.filter((e) => !notReady.has(e)),
+        eps.filter((e) => notReady.has(e)),
+      );
     });
   }
 
@@ -104,6 +115,12 @@ export class LocalGate implements RevisionGate {
     return this.#usable();
   }
 
+  /** Moves to a new throttler (the revision's config changed) and gives it the current destinations. */
+  attach(rt: RevisionThrottler): void {
+    this.rt = rt;
+    this.#route();
+  }
+
   recentColdStartsMs(): number[] {
     return [...this.#recent];
   }
@@ -118,7 +135,10 @@ export class LocalGate implements RevisionGate {
     for (const h of this.#suspects.values()) if (h !== undefined) this.#o.clock.clearTimeout(h);
   }
 
+  /** Where requests go: the healthy pods, or the ClusterIP while it has ready pods behind it. */
   #usable(): string[] {
+    const cip = this.#viaClusterIP;
+    if (cip) return cip.backends > 0 ? [cip.dest] : [];
     return this.#healthy.filter((d) => !this.#suspects.has(d));
   }
 
@@ -142,9 +162,24 @@ export class LocalGate implements RevisionGate {
     this.#publish();
   }
 
+  #onClusterIP(dest: string, backends: number): void {
+    this.#viaClusterIP = { dest, backends };
+    this.#healthy = [];
+    for (const h of this.#suspects.values()) if (h !== undefined) this.#o.clock.clearTimeout(h);
+    this.#suspects.clear();
+    this.#publish();
+  }
+
+  /** Gives the throttler where requests go now. */
+  #route(): void {
+    const cip = this.#viaClusterIP;
+    if (cip) this.rt.updateClusterIP(cip.dest, cip.backends);
+    else this.rt.updateDestinations(this.#usable());
+  }
+
   #publish(): void {
     const usable = this.#usable();
-    this.rt.updateDestinations(usable);
+    this.#route();
     this.#activation.update(this.#id, usable);
     if (usable.length > 0 && this.#coldSince !== undefined) this.#endCold();
     // Watchers hear about changes only (the first probe round of an empty revision is not one).
@@ -174,7 +209,8 @@ export class LocalGate implements RevisionGate {
       if (!this.#suspects.has(dest)) return;
       const ac = new AbortController();
       const t = this.#o.clock.setTimeout(() => ac.abort(), this.#o.probeTimeoutMs ?? 300);
-      const outcome = await probeDestination(this.#o.fetch, dest, ac.signal);
+      const revision = this.#o.passthroughLb ? this.#key : undefined;
+      const outcome = await probeDestination(this.#o.fetch, dest, ac.signal, "http", revision);
       this.#o.clock.clearTimeout(t);
       if (!this.#suspects.has(dest)) return;
       if (outcome.healthy) {

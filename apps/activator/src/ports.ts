@@ -30,13 +30,27 @@ export interface RevisionDirectory {
   list(): RevisionKey[];
 }
 
+/** What discovery knows of a revision besides its pods. */
+export interface EndpointDetail {
+  /**
+   * The revision's private Service as `clusterIP:port`: probed, and routed through, when no pod passes the
+   * probe and every pod gave a mesh-like answer (knative-spec d.3). Undefined: no fallback.
+   */
+  clusterIP?: string | undefined;
+  /**
+   * The listed endpoints Kubernetes does not call ready (yet). The prober still probes and may use them;
+   * the ClusterIP's backends are the others. Undefined: every listed endpoint counts as ready.
+   */
+  notReady?: string[];
+}
+
 /**
  * Pod discovery: the "host:port" addresses of a revision's pods, ready or not (the prober decides).
  * Implementations: a static list, the CLI's local processes, Kubernetes EndpointSlices.
  */
 export interface EndpointSource {
   /** Calls `onChange` now with the current list and again on every change; returns an unsubscribe. */
-  subscribe(key: RevisionKey, onChange: (endpoints: string[]) => void): () => void;
+  subscribe(key: RevisionKey, onChange: (endpoints: string[], detail?: EndpointDetail) => void): () => void;
 }
 
 /** Where the activator's concurrency reports go. `send` must return at once: it never blocks requests. */
@@ -166,6 +180,11 @@ export interface ActivatorDeps {
   podName?: string;
   /** Heartbeat period of `/v1/watch` (default 15 s). */
   watchPingMs?: number;
+  /**
+   * Passthrough load balancing (knative-spec d.1): forwards carry `Host: <rev>-private.<ns>` and
+   * `K-Passthrough-Lb: true`, so a mesh keeps the pod the activator chose. Default off.
+   */
+  passthroughLb?: boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   errorTextResponse,
   httpStatusFor,
   isAppUnreached,
+  passthroughLbHeaders,
   stripHopByHop,
 } from "@thaw/protocol";
 import { NO_BODY, prepareBody } from "./body.js";
@@ -62,7 +63,8 @@ export async function proxyRequest(
     clientSignal: req.signal,
   });
   const url = new URL(req.url);
-  const headers = activatorUpstreamHeaders(req.headers, req.headers.get("host") ?? url.host);
+  const upstreamHeaders = activatorUpstreamHeaders(req.headers, req.headers.get("host") ?? url.host);
+  const headers = deps.passthroughLb ? passthroughLbHeaders(upstreamHeaders, key) : upstreamHeaders;
   const cold = gate.readyEndpoints().length === 0;
   try {
     const body =

@@ -3,6 +3,8 @@ import type { RevisionConfig, RevisionKey } from "./ports.js";
 /** One revision served by this activator, with its pods when the endpoint source is static. */
 export interface StaticRevision extends RevisionKey, RevisionConfig {
   endpoints: string[];
+  /** The revision's private Service `clusterIP:port`, for the d.3 ClusterIP fallback. */
+  clusterIP?: string;
 }
 
 /** A configuration problem, with the variable, flag or binding it concerns. */
@@ -21,6 +23,8 @@ export const defaultRevisionConfig: RevisionConfig = {
   bodyBufferCap: 1024 * 1024,
 };
 
+const HOST_PORT = /^[^\s:]+:\d+$/;
+
 const NUMERIC: (keyof RevisionConfig)[] = [
   "containerConcurrency",
   "timeoutSeconds",
@@ -30,7 +34,7 @@ const NUMERIC: (keyof RevisionConfig)[] = [
   "bodyBufferCap",
 ];
 
-/** `[{namespace, name, endpoints: ["host:port"], ...RevisionConfig overrides}]` as JSON. */
+/** `[{namespace, name, endpoints: ["host:port"], clusterIP?: "ip:port", ...RevisionConfig overrides}]` as JSON. */
 export function parseRevisions(
   raw: string | undefined,
   path: string,
@@ -62,13 +66,20 @@ export function parseRevisions(
         issues.push({ path: `${at}.${f}`, message: "must be a non-empty string" });
     }
     const eps = r.endpoints ?? [];
-    if (!Array.isArray(eps) || eps.some((e) => typeof e !== "string" || !/^[^\s:]+:\d+$/.test(e))) {
+    if (!Array.isArray(eps) || eps.some((e) => typeof e !== "string" || !HOST_PORT.test(e))) {
       issues.push({ path: `${at}.endpoints`, message: 'must be an array of "host:port" strings' });
+    }
+    if (r.clusterIP !== undefined && (typeof r.clusterIP !== "string" || !HOST_PORT.test(r.clusterIP))) {
+      issues.push({
+        path: `${at}.clusterIP`,
+        message: 'must be the private Service\'s "clusterIP:port" (e.g. "10.96.0.12:80")',
+      });
     }
     const rev: StaticRevision = {
       namespace: r.namespace as string,
       name: r.name as string,
       endpoints: Array.isArray(eps) ? (eps as string[]) : [],
+      ...(typeof r.clusterIP === "string" ? { clusterIP: r.clusterIP } : {}),
       ...defaultRevisionConfig,
     };
     for (const f of NUMERIC) {

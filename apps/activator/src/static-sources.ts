@@ -1,17 +1,28 @@
-import type { EndpointSource, RevisionConfig, RevisionDirectory, RevisionKey } from "./ports.js";
+import type {
+  EndpointDetail,
+  EndpointSource,
+  RevisionConfig,
+  RevisionDirectory,
+  RevisionKey,
+} from "./ports.js";
 
 const idOf = (k: RevisionKey) => `${k.namespace}/${k.name}`;
 
 /** Endpoint discovery from a fixed list that callers (tests, the CLI) may change at run time. */
 export class StaticEndpointSource implements EndpointSource {
   readonly #lists = new Map<string, string[]>();
-  readonly #subs = new Map<string, Set<(eps: string[]) => void>>();
+  readonly #details = new Map<string, EndpointDetail>();
+  readonly #subs = new Map<string, Set<(eps: string[], detail?: EndpointDetail) => void>>();
 
-  constructor(initial: Iterable<[RevisionKey, string[]]> = []) {
-    for (const [k, eps] of initial) this.#lists.set(idOf(k), [...eps]);
+  /** Each revision's pods and, optionally, its private Service's `clusterIP:port`. */
+  constructor(initial: Iterable<[RevisionKey, string[], EndpointDetail?]> = []) {
+    for (const [k, eps, detail] of initial) {
+      this.#lists.set(idOf(k), [...eps]);
+      if (detail) this.#details.set(idOf(k), { ...detail });
+    }
   }
 
-  subscribe(key: RevisionKey, onChange: (endpoints: string[]) => void): () => void {
+  subscribe(key: RevisionKey, onChange: (endpoints: string[], detail?: EndpointDetail) => void): () => void {
     const id = idOf(key);
     let set = this.#subs.get(id);
     if (!set) {
@@ -19,15 +30,16 @@ export class StaticEndpointSource implements EndpointSource {
       this.#subs.set(id, set);
     }
     set.add(onChange);
-    onChange([...(this.#lists.get(id) ?? [])]);
+    onChange([...(this.#lists.get(id) ?? [])], this.#details.get(id));
     return () => set.delete(onChange);
   }
 
-  /** Replaces a revision's pods and tells its subscribers. */
-  set(key: RevisionKey, endpoints: string[]): void {
+  /** Replaces a revision's pods (and its detail, when given) and tells its subscribers. */
+  set(key: RevisionKey, endpoints: string[], detail?: EndpointDetail): void {
     const id = idOf(key);
     this.#lists.set(id, [...endpoints]);
-    for (const s of this.#subs.get(id) ?? []) s([...endpoints]);
+    if (detail) this.#details.set(id, { ...detail });
+    for (const s of this.#subs.get(id) ?? []) s([...endpoints], this.#details.get(id));
   }
 }
 

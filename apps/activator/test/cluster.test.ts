@@ -63,6 +63,8 @@ describe("activator with --config against the emulated Kubernetes API server (no
     const pod = await startBackend();
     backends.push(pod);
     const config = await files(dir, api);
+    // A ServiceAccount that may not read Services: one warning, no retry loop, pods still served.
+    api.failNext({ path: "/api/v1/namespaces/apps/services", watch: false }, { status: 403, count: 1000 });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       THAW_ACTIVATOR_PORT: "0",
@@ -103,6 +105,8 @@ describe("activator with --config against the emulated Kubernetes API server (no
     const proxied = await fetch(`http://127.0.0.1:${port}/x`, { headers: REV });
     expect(proxied.status).toBe(200);
     expect(await proxied.text()).toBe("GET /x ");
+    expect(log.match(/no ClusterIP fallback for it/g)?.length).toBe(1);
+    expect(log).toContain("apps/hello-private");
   }, 90_000);
 
   it("splits a revision's pods among the activator replicas its own Service lists (subsetting)", async () => {
@@ -164,6 +168,59 @@ describe("activator with --config against the emulated Kubernetes API server (no
     for (let i = 0; i < 20 && size < 2; i++) size = (await pair()).size;
     expect(size).toBe(2);
   });
+  it("falls back to the Service's ClusterIP when its pods answer the probe like a mesh (d.3), and routes through it", async () => {
+    const http = await import("node:http");
+    const serve = async (probeStatus: number, body: string) => {
+      const hits: string[] = [];
+      const server = http.createServer((req, res) => {
+        hits.push(req.headers["k-network-probe"] === "queue" ? "probe" : "request");
+        if (req.headers["k-network-probe"] === "queue") res.writeHead(probeStatus).end(body);
+        else res.writeHead(200).end(`via ${probeStatus === 200 ? "clusterip" : "pod"}`);
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const port = (server.address() as import("node:net").AddressInfo).port;
+      backends.push({
+        server,
+        port,
+        addr: `127.0.0.1:${port}`,
+        seen: [],
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
+      return { port, hits };
+    };
+    const meshPod = await serve(503, "no healthy upstream");
+    const clusterIP = await serve(200, "queue");
+    const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {});
+    if (!read.ok) throw new Error(JSON.stringify(read.issues));
+    const parts = await clusterParts(read.config, { clock: systemClock });
+    if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+    running = await startActivator(read.config, parts.value.overrides);
+    // The emulator runs no controllers: the test writes the Service (as the API holds it once its
+    // ClusterIP is allocated) and its EndpointSlice. 127.0.0.1 stands in for the ClusterIP.
+    api.apply("services", "apps", {
+      metadata: { name: "hello-private" },
+      spec: { clusterIP: "127.0.0.1", ports: [{ name: "http", port: clusterIP.port, protocol: "TCP" }] },
+    });
+    api.apply(
+      "endpointslices",
+      "apps",
+      endpointSlice({
+        service: "hello-private",
+        port: meshPod.port,
+        endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
+      }),
+    );
+    const r = await fetch(`http://127.0.0.1:${running.port}/x`, { headers: REV });
+    expect(`${r.status} ${await r.text()}`).toBe("200 via clusterip");
+    expect(meshPod.hits.filter((h) => h === "request")).toEqual([]);
+    expect(meshPod.hits.length).toBeGreaterThan(0);
+    expect(clusterIP.hits).toContain("probe");
+  }, 60_000);
+
   it("sends stats to every autoscaler replica its Service lists", async () => {
     const replicas = await Promise.all(
       [0, 1].map(async () => {

@@ -58,7 +58,10 @@ describe("BackendProber ClusterIP fallback (d.3)", () => {
         [CIP, "up"],
         ...pods.map((p, i) => [p, row.pods[i]] as [string, Answer]),
       ]);
-      const extra: Partial<BackendProberOptions> = { passthroughLb: row.passthroughLb ?? false };
+      const extra: Partial<BackendProberOptions> = {
+        passthroughLb: row.passthroughLb ?? false,
+        revision: { namespace: "ns", name: "rev" },
+      };
       if (row.meshMode) extra.meshMode = row.meshMode;
       const { clock, calls, viaCip, prober } = setup(state, extra);
       await prober.updateEndpoints([], pods);
@@ -169,6 +172,78 @@ describe("BackendProber ClusterIP fallback (d.3)", () => {
     prober.stop();
     expect(calls).toEqual(["p:1"]);
     expect(() => new BackendProber({ fetch, clock, onHealthy: () => {}, clusterIP: CIP })).toThrow(TypeError);
+  });
+});
+
+describe("BackendProber: a ClusterIP learned later, and endpoints changing mid-round", () => {
+  it("setClusterIP after a mesh round probes the new address at once and switches", async () => {
+    const state = new Map<string, Answer>([
+      [CIP, "up"],
+      ["p:1", "mesh"],
+    ]);
+    const clock = new ManualClock(0);
+    const { fetch, calls } = fakeFetch(state);
+    const viaCip: [string, number][] = [];
+    const prober = new BackendProber({
+      fetch,
+      clock,
+      onHealthy: () => {},
+      onClusterIP: (d, n) => viaCip.push([d, n]),
+    });
+    await prober.updateEndpoints(["p:1"], []);
+    expect(calls).toEqual(["p:1"]);
+    prober.setClusterIP(CIP);
+    await clock.advance(0);
+    await prober.probeNow();
+    prober.stop();
+    expect(viaCip).toEqual([[CIP, 1]]);
+    expect(calls).toContain(CIP);
+  });
+
+  it("endpoints that arrive while an empty round runs are probed before the fallback is judged", async () => {
+    // The 404 pod shows pods are addressable: the ClusterIP must never be tried.
+    const state = new Map<string, Answer>([
+      [CIP, "up"],
+      ["p:1", "404"],
+    ]);
+    const { clock, calls, viaCip, prober } = setup(state);
+    const first = prober.probeNow();
+    const second = prober.updateEndpoints(["p:1"], []);
+    await Promise.all([first, second]);
+    await clock.advance(500);
+    prober.stop();
+    expect(calls).not.toContain(CIP);
+    expect(calls[0]).toBe("p:1");
+    expect(viaCip).toEqual([]);
+  });
+});
+
+describe("BackendProber passthrough LB probes (P2)", () => {
+  it("sends Host <rev>-private.<ns> and K-Passthrough-Lb: true only with passthroughLb", async () => {
+    const seen: Headers[] = [];
+    const fetch: FetchLike = async (_url, init) => {
+      seen.push(new Headers(init.headers));
+      return new Response("queue");
+    };
+    const revision = { namespace: "ns", name: "rev" };
+    for (const passthroughLb of [true, false]) {
+      const p = new BackendProber({
+        fetch,
+        clock: new ManualClock(0),
+        onHealthy: () => {},
+        passthroughLb,
+        revision,
+      });
+      await p.updateEndpoints([], [`p${passthroughLb}:1`]);
+      p.stop();
+    }
+    expect(seen.map((h) => [h.get("host"), h.get("k-passthrough-lb"), h.get("k-network-probe")])).toEqual([
+      ["rev-private.ns", "true", "queue"],
+      [null, null, "queue"],
+    ]);
+    expect(
+      () => new BackendProber({ fetch, clock: new ManualClock(0), onHealthy: () => {}, passthroughLb: true }),
+    ).toThrow(/needs the revision/);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from "@thaw/clock";
+import type { RevisionId } from "@thaw/protocol";
 import {
   type FetchLike,
   type MeshMode,
@@ -32,8 +33,13 @@ export interface BackendProberOptions {
    * mesh (d.3 fallback). Undefined: no fallback. Needs `onClusterIP`.
    */
   clusterIP?: string;
-  /** Passthrough load balancing is on: pods are always addressable, so no ClusterIP fallback. Default false. */
+  /**
+   * Passthrough load balancing is on: probes carry `Host: <rev>-private.<ns>` and `K-Passthrough-Lb: true`
+   * (P2), and pods are always addressable, so no ClusterIP fallback. Default false. Needs `revision`.
+   */
   passthroughLb?: boolean;
+  /** The revision probed: its private service is the Host of passthrough-LB probes. */
+  revision?: RevisionId;
   /**
    * Called once the ClusterIP passed its probe and on every endpoint update after that, with the number of
    * ready endpoints behind it (0 = no backends). `onHealthy` is not called any more then.
@@ -68,6 +74,9 @@ export class BackendProber {
     if (opts.clusterIP !== undefined && opts.onClusterIP === undefined) {
       throw new TypeError("BackendProber: clusterIP needs an onClusterIP callback");
     }
+    if (opts.passthroughLb && opts.revision === undefined) {
+      throw new TypeError("BackendProber: passthroughLb needs the revision (the Host of its probes)");
+    }
     this.#o = {
       intervalMs: 200,
       timeoutMs: 300,
@@ -82,6 +91,28 @@ export class BackendProber {
   /** The ClusterIP routed through after the fallback; undefined while pods are probed. */
   get clusterIP(): string | undefined {
     return this.#viaClusterIP ? this.#o.clusterIP : undefined;
+  }
+
+  /**
+   * Sets the private service `host:port` when discovery learns it after the start (undefined = none
+   * known). Before the switch it only changes what the fallback probes; after it, the new address is
+   * reported through `onClusterIP` (the switch itself is never undone, as in Knative).
+   */
+  setClusterIP(dest: string | undefined): void {
+    if (dest === this.#o.clusterIP) return;
+    if (dest !== undefined && this.#o.onClusterIP === undefined) {
+      throw new TypeError("BackendProber: clusterIP needs an onClusterIP callback");
+    }
+    if (this.#viaClusterIP) {
+      if (dest === undefined) return;
+      this.#o.clusterIP = dest;
+      this.#reportClusterIP();
+      return;
+    }
+    this.#o.clusterIP = dest;
+    // Pods may be failing with mesh answers right now: try the new address at once.
+    if (dest !== undefined && this.#ready.length + this.#notReady.length > 0 && this.#healthy.size === 0)
+      void this.probeNow();
   }
 
   /** Destinations that passed (sorted). */
@@ -155,6 +186,8 @@ export class BackendProber {
 
   async #round(): Promise<ProbeRoundResult> {
     const o = this.#o;
+    // The fallback is judged on the endpoints this round probed, not on ones that arrived meanwhile.
+    const probed = this.#ready.length + this.#notReady.length;
     const result = await probeRound(
       {
         ready: this.#ready,
@@ -164,14 +197,15 @@ export class BackendProber {
         probeOptimisation: o.probeOptimisation,
         timeoutMs: o.timeoutMs,
       },
-      (dest, signal) => probeDestination(o.fetch, dest, signal, o.scheme),
+      (dest, signal) =>
+        probeDestination(o.fetch, dest, signal, o.scheme, o.passthroughLb ? o.revision : undefined),
       o.clock,
     );
     if (result.error) o.onError?.(result.error);
     if (this.#stopped) return result;
     this.#healthy = result.healthy;
     if (result.notMesh) this.#sawNotMesh = true;
-    if (this.#fallbackAllowed() && (await this.#probeClusterIP())) {
+    if (this.#fallbackAllowed(probed) && (await this.#probeClusterIP())) {
       this.#viaClusterIP = true;
       this.#healthy = new Set();
       this.#reportClusterIP();
@@ -194,12 +228,14 @@ export class BackendProber {
   }
 
   // d.3: no pod healthy, none known to be addressable, no passthrough LB, and a mesh possibly in the way.
-  #fallbackAllowed(): boolean {
+  // A round whose endpoints changed while it ran (`#again`) leaves the decision to the next one.
+  #fallbackAllowed(probed: number): boolean {
     const o = this.#o;
     return (
       o.clusterIP !== undefined &&
       this.#healthy.size === 0 &&
-      this.#ready.length + this.#notReady.length > 0 &&
+      probed > 0 &&
+      !this.#again &&
       !this.#sawNotMesh &&
       !o.passthroughLb &&
       o.meshMode !== "disabled"

@@ -33,3 +33,12 @@ export interface EndpointSliceLike extends KubeObject {
   endpoints: EndpointLike[];
   ports?: { name?: string; port?: number; protocol?: string }[];
 }
+
+/** `v1` Service, as far as its ClusterIP and ports go. */
+export interface ServiceLike extends KubeObject {
+  spec?: {
+    clusterIP?: string;
+    clusterIPs?: string[];
+    ports?: { name?: string; port?: number; protocol?: string }[];
+  };
+}

@@ -1,10 +1,10 @@
 import type { Clock } from "@thaw/clock";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
-import type { EndpointPod } from "@thaw/kubernetes";
-import { EndpointSliceHub, kubeConfigFor } from "@thaw/kubernetes/node";
+import { clusterIPAddress, type EndpointPod } from "@thaw/kubernetes";
+import { EndpointSliceHub, kubeConfigFor, ServiceReader } from "@thaw/kubernetes/node";
 import { encodeWireStatMessages } from "@thaw/protocol";
-import type { EndpointSource, Logger, RevisionConfig, RevisionKey } from "../ports.js";
+import type { EndpointDetail, EndpointSource, Logger, RevisionConfig, RevisionKey } from "../ports.js";
 import { StatPump } from "../stat-pump.js";
 import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
 import type { ActivatorConfig, ServicePort } from "./config.js";
@@ -72,6 +72,26 @@ export async function clusterParts(
     });
     return hub;
   };
+  // Each revision's Service, for the ClusterIP of the d.3 fallback; same client settings as the hub.
+  const serviceOf = (t: ServiceTarget, onChange: (clusterIP: string | undefined) => void) => {
+    const reader = new ServiceReader({
+      kubeConfig: kubeConfigFor(kubeconfig ? { kubeconfig } : {}),
+      namespace: t.namespace,
+      name: t.service,
+      clock: deps.clock,
+      random: deps.random ?? Math.random,
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      onChange: (svc) => onChange(clusterIPAddress(svc, t.portName)),
+      onForbidden: (f) =>
+        deps.logger?.warn("cannot read the Service: no ClusterIP fallback for it", {
+          service: `${t.namespace}/${t.service}`,
+          error: f.message,
+          fix: "grant the activator list and watch on services in this namespace",
+        }),
+    });
+    reader.start();
+    return () => reader.stop();
+  };
   const overrides: ClusterParts["overrides"] = {};
   if (cfg) {
     overrides.revisions = new StaticDirectory(
@@ -94,7 +114,7 @@ export async function clusterParts(
     }
     overrides.endpoints =
       targets.size > 0
-        ? new SliceEndpointSource(hubOf(), targets, statics)
+        ? new SliceEndpointSource(hubOf(), serviceOf, targets, statics)
         : new StaticEndpointSource(statics);
   }
   if (cluster?.activatorService) {
@@ -145,31 +165,49 @@ function peersOf(hub: EndpointSliceHub, namespace: string, svc: ServicePort, sel
   };
 }
 
+/** Follows a Service's `clusterIP:port`; returns a stop. */
+type ServiceFollower = (t: ServiceTarget, onChange: (clusterIP: string | undefined) => void) => () => void;
+
 /**
  * Pods of each revision from its Service's EndpointSlices: every endpoint not terminating, ready or not
- * (the activator's own probe decides, and often finds a pod ready before the kubelet's probe does).
+ * (the activator's own probe decides, and often finds a pod ready before the kubelet's probe does); and
+ * the Service's own ClusterIP on the same port, which the prober falls back to behind a mesh (d.3).
  */
 class SliceEndpointSource implements EndpointSource {
   readonly #static: StaticEndpointSource;
 
   constructor(
     readonly hub: EndpointSliceHub,
+    readonly follow: ServiceFollower,
     readonly targets: Map<string, ServiceTarget>,
     statics: [RevisionKey, string[]][],
   ) {
     this.#static = new StaticEndpointSource(statics);
   }
 
-  subscribe(key: RevisionKey, onChange: (endpoints: string[]) => void): () => void {
+  subscribe(key: RevisionKey, onChange: (endpoints: string[], detail?: EndpointDetail) => void): () => void {
     const t = this.targets.get(idOf(key));
     if (!t) return this.#static.subscribe(key, onChange);
     let called = false;
-    const stop = this.hub.subscribePods(t, (pods) => {
+    let endpoints: string[] = [];
+    const detail: EndpointDetail = { clusterIP: undefined, notReady: [] };
+    const stopPods = this.hub.subscribePods(t, (pods) => {
       called = true;
-      onChange(pods.filter((p) => !p.terminating).map((p) => p.address));
+      const live = pods.filter((p) => !p.terminating);
+      endpoints = live.map((p) => p.address);
+      detail.notReady = live.filter((p) => !p.ready).map((p) => p.address);
+      onChange(endpoints, { ...detail });
     });
     // The port's contract: a first call at once, even before the first list answered.
-    if (!called) onChange([]);
-    return stop;
+    if (!called) onChange([], { ...detail });
+    const stopService = this.follow(t, (clusterIP) => {
+      if (clusterIP === detail.clusterIP) return;
+      detail.clusterIP = clusterIP;
+      onChange(endpoints, { ...detail });
+    });
+    return () => {
+      stopPods();
+      stopService();
+    };
   }
 }

@@ -17,6 +17,11 @@ export interface ActivatorConfig {
   drainTimeoutMs: number;
   /** Path of Prometheus metrics on the activator port. */
   metricsPath: string;
+  /**
+   * Passthrough load balancing (knative-spec d.1, d.3; Knative's network-wide flag): requests and probes to
+   * pods carry `Host: <rev>-private.<ns>` and `K-Passthrough-Lb: true`, and the ClusterIP fallback is off.
+   */
+  passthroughLb?: boolean;
   revisions: StaticRevision[];
   /** thaw.config.yaml to read revisions (and, for `kubernetes:` services, their Services) from. */
   configFile?: string | undefined;
@@ -57,7 +62,11 @@ const FLAGS: Record<string, string> = {
   "--config": "THAW_CONFIG",
   "--activator-service": "THAW_ACTIVATOR_SERVICE",
   "--autoscaler-service": "THAW_AUTOSCALER_SERVICE",
+  "--passthrough-lb": "THAW_PASSTHROUGH_LB",
 };
+
+/** Flags that may stand alone (`--passthrough-lb` = `--passthrough-lb=true`). */
+const SWITCHES = new Set(["--passthrough-lb"]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
@@ -82,7 +91,9 @@ export function readConfig(
       issues.push({ path: flag, message: `unknown flag; known: ${Object.keys(FLAGS).join(", ")}` });
       continue;
     }
-    const value = inline ?? argv[++i];
+    const next = argv[i + 1];
+    const bare = SWITCHES.has(flag) && inline === undefined && (next === undefined || next.startsWith("--"));
+    const value = bare ? "true" : (inline ?? argv[++i]);
     if (value === undefined) issues.push({ path: flag, message: "needs a value" });
     else vals[name] = value;
   }
@@ -95,6 +106,13 @@ export function readConfig(
       return dflt;
     }
     return n;
+  };
+  const bool = (name: string): boolean => {
+    const raw = vals[name];
+    if (raw === undefined || raw === "" || raw === "false") return false;
+    if (raw === "true") return true;
+    issues.push({ path: name, message: `must be "true" or "false", got "${raw}"` });
+    return false;
   };
   const autoscalerUrl = vals.THAW_AUTOSCALER_URL || undefined;
   if (autoscalerUrl && !/^(wss?|https?):\/\//.test(autoscalerUrl)) {
@@ -163,6 +181,7 @@ export function readConfig(
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
     drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
     metricsPath: "/metrics",
+    passthroughLb: bool("THAW_PASSTHROUGH_LB"),
     revisions,
     configFile,
     cluster,

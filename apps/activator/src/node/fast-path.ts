@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { APP_UNREACHED_HEADER, HOP_BY_HOP_HEADERS, REVISION_HEADERS } from "@thaw/protocol";
+import {
+  APP_UNREACHED_HEADER,
+  HOP_BY_HOP_HEADERS,
+  passthroughLbHeaders,
+  REVISION_HEADERS,
+} from "@thaw/protocol";
 import type { Agent, Dispatcher } from "undici";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
 
@@ -59,6 +64,10 @@ export function createFastPath(
       delete headers[c.trim().toLowerCase()];
     if (!headers["k-original-host"] && h.host) headers["k-original-host"] = h.host;
     headers["k-proxy-request"] = "activator";
+    // undici sends a `host` entry as the Host header instead of the origin's.
+    if (deps.passthroughLb) {
+      for (const [k, v] of passthroughLbHeaders(new Headers(), key)) headers[k] = v;
+    }
 
     const { clock, reporter } = deps;
     reporter.requestIn(key, clock.now());

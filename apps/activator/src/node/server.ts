@@ -4,7 +4,6 @@ import { getRequestListener } from "@hono/node-server";
 import { ConcurrencyReporter } from "@thaw/activation";
 import { type Clock, systemClock } from "@thaw/clock";
 import { bearerToken, encodeWireStatMessages, tokenAllows } from "@thaw/protocol";
-import { fetch as undiciFetch } from "undici";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -22,6 +21,7 @@ import { Telemetry } from "../telemetry.js";
 import type { ActivatorConfig } from "./config.js";
 import { createFastPath } from "./fast-path.js";
 import { createMetrics } from "./metrics.js";
+import { createProbeFetch } from "./probe-fetch.js";
 import { createUndiciForwarder } from "./undici-forwarder.js";
 import { handleUpgrade } from "./upgrade.js";
 import { wsStatTransport } from "./ws-stat-transport.js";
@@ -67,19 +67,24 @@ export async function startActivator(
 ): Promise<RunningActivator> {
   const clock = o.clock ?? systemClock;
   const telemetry = new Telemetry();
-  const endpoints = o.endpoints ?? new StaticEndpointSource(config.revisions.map((r) => [r, r.endpoints]));
+  const endpoints =
+    o.endpoints ??
+    new StaticEndpointSource(
+      config.revisions.map((r) => [r, r.endpoints, r.clusterIP ? { clusterIP: r.clusterIP } : undefined]),
+    );
   const revisions =
     o.revisions ??
     new StaticDirectory(
-      config.revisions.map(({ endpoints: _e, namespace, name, ...cfg }) => ({
+      config.revisions.map(({ endpoints: _e, clusterIP: _c, namespace, name, ...cfg }) => ({
         key: { namespace, name },
         config: cfg,
       })),
     );
   const pool = o.forward ? undefined : createUndiciForwarder();
   const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
-  // undici's own fetch is loaded already; Node's global one loads lazily and slows the first probe by ~100 ms.
-  const probeFetch = undiciFetch as unknown as typeof globalThis.fetch;
+  // undici is loaded already (Node's global fetch loads lazily and slows the first probe by ~100 ms), and
+  // its `request` sends the passthrough-LB probe's Host, which fetch replaces with the URL's.
+  const probeFetch = createProbeFetch(pool?.agent);
   const local = o.coordinator
     ? undefined
     : new LocalCoordinator({
@@ -89,6 +94,7 @@ export async function startActivator(
         scaler: o.scaler,
         telemetry,
         logger: o.logger,
+        passthroughLb: config.passthroughLb,
       });
   const coordinator = o.coordinator ?? (local as LocalCoordinator);
   const stopPeers =
@@ -118,6 +124,7 @@ export async function startActivator(
       token: config.token,
       logger: o.logger,
       podName: config.podName,
+      passthroughLb: config.passthroughLb,
       health: () =>
         draining ? { ok: false, reason: "received SIGTERM from kubelet" } : (pump?.health() ?? { ok: true }),
     },
@@ -127,8 +134,11 @@ export async function startActivator(
   const listener = getRequestListener(app.fetch);
   const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
   const fast = pool
-    ? createFastPath({ revisions, coordinator, forward, clock, reporter }, pool.agent, slow, () =>
-        telemetry.replayed(),
+    ? createFastPath(
+        { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
+        pool.agent,
+        slow,
+        () => telemetry.replayed(),
       )
     : () => false;
   const server = createServer((req, res) => {
@@ -165,6 +175,7 @@ export async function startActivator(
       clock,
       reporter,
       logger: o.logger,
+      passthroughLb: config.passthroughLb,
     });
   });
   // A cold burst opens its connections all at once; Node's default backlog (511) would drop the rest.

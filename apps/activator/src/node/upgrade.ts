@@ -1,7 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
-import { activatorForwardHeaders, resolveRevision, stripHopByHop } from "@thaw/protocol";
+import {
+  activatorForwardHeaders,
+  passthroughLbHeaders,
+  resolveRevision,
+  stripHopByHop,
+} from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
 import { retryAfterSeconds } from "../retry-after.js";
 
@@ -59,10 +64,11 @@ export async function handleUpgrade(
     reject(socket, 503, "Service Unavailable", `${(err as Error).message}\n`, retry);
     return;
   }
-  const fwd = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
+  const plain = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
+  plain.set("host", lease.dest);
+  const fwd = deps.passthroughLb ? passthroughLbHeaders(plain, key) : plain;
   fwd.set("connection", "Upgrade");
   fwd.set("upgrade", headers.get("upgrade") ?? "websocket");
-  fwd.set("host", lease.dest);
   const [host, port] = splitHostPort(lease.dest);
   const upstream = connect({ host, port });
   const finish = () => {

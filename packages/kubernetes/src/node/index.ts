@@ -1,6 +1,6 @@
 /**
  * @thaw/kubernetes/node: the Kubernetes client side on @kubernetes/client-node: list-then-watch informers
- * (EndpointSlices shared per Service, one Deployment), the reconciling scale writer and Lease leader election.
+ * (EndpointSlices shared per Service, one Deployment, one Service), the reconciling scale writer and Lease leader election.
  */
 export { type ApiFailure, apiFailure } from "./api-error.js";
 export { DeploymentReader, type DeploymentReaderOptions, type DeploymentView } from "./deployment-reader.js";
@@ -16,3 +16,4 @@ export {
   type ScaleWriterOptions,
   type ScaleWriterStatus,
 } from "./scale-writer.js";
+export { ServiceReader, type ServiceReaderOptions } from "./service-reader.js";
