@@ -3,9 +3,12 @@ import type { K8sObject } from "./service.js";
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 
-/** What the autoscaler does in a service namespace: read Deployments, write their scale, follow EndpointSlices. */
+/**
+ * What the autoscaler does in a service namespace (packages/kubernetes/README.md lists the calls): follow
+ * Deployments (list then watch), read and patch their scale subresource, follow EndpointSlices.
+ */
 const AUTOSCALER_RULES: Rule[] = [
-  { apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list", "watch"] },
+  { apiGroups: ["apps"], resources: ["deployments"], verbs: ["list", "watch"] },
   { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["get", "patch"] },
   { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
 ];
