@@ -91,7 +91,9 @@ async function status(): Promise<{ readyPods: number; desiredScale: number; scal
   const lead = autoscalers.get(holder() ?? "") ?? [...autoscalers.values()][0];
   const res = await fetch(`http://${lead?.ip}:${autoscalerPort}/v1/revisions`, {
     headers: { authorization: `Bearer ${TOKEN}` },
-  });
+  }).catch(() => undefined);
+  // The leader may have just been killed: read as nothing known yet.
+  if (!res) return { readyPods: -1, desiredScale: -1, scaleError: "unreachable" };
   const all = (await res.json()) as {
     name: string;
     readyPods: number;
@@ -101,6 +103,14 @@ async function status(): Promise<{ readyPods: number; desiredScale: number; scal
   const hello = all.find((r) => r.name === "hello");
   if (!hello) throw new Error(`no hello in ${JSON.stringify(all)}`);
   return hello;
+}
+/** Polls an async condition every 100 ms (waitFor takes a synchronous one). */
+async function until(cond: () => Promise<boolean>, what: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 const get = () => httpGet(nginxPort, HOST, "/", {}, 60_000);
 const readyPods = () => kubelet.running().filter((p) => p.ready).length;
@@ -218,7 +228,16 @@ afterAll(async () => {
 
 describe("the cluster path on loopback: emulated API server (no real API server), stand-in kubelet, real Thaw bins", () => {
   it("scales hello 0 -> N -> 0; 200 cold concurrent requests through nginx, the hook and the activator all get 200", async () => {
-    await waitFor(() => replicas() === 0 && kubelet.pods.size === 0, "idle hello to reach 0 pods", 60_000);
+    // The API server defaulted replicas to 1; with no traffic the autoscaler takes it to 0.
+    await waitFor(
+      () => replicas() === 0 && kubelet.pods.size === 0,
+      "idle hello to reach 0 pods",
+      60_000,
+    ).catch(async (e: Error) => {
+      throw new Error(
+        `${e.message}: replicas ${replicas()}, events ${JSON.stringify(kubelet.events)}, status ${JSON.stringify(await status())}`,
+      );
+    });
     let peak = 0;
     const watch = setInterval(() => {
       peak = Math.max(peak, replicas());
@@ -228,7 +247,7 @@ describe("the cluster path on loopback: emulated API server (no real API server)
     const statuses = answers.map((a) => (a instanceof Error ? a.message : a.status));
     expect(
       statuses.filter((s) => s !== 200),
-      "every cold request answered 200",
+      `every cold request answered 200; the first: ${JSON.stringify(answers[0] instanceof Error ? answers[0].message : answers[0])}; peak ${peak} replicas`,
     ).toEqual([]);
     expect(answers.every((a) => !(a instanceof Error) && a.body.startsWith("hello from hello-"))).toBe(true);
     expect(peak).toBeGreaterThanOrEqual(2);
@@ -246,11 +265,7 @@ describe("the cluster path on loopback: emulated API server (no real API server)
     const patches = api.requests.slice(from).filter((r) => r.method === "PATCH" && scale.test(r.path));
     expect(patches.map((r) => r.status).slice(0, 3)).toEqual([500, 409, 200]);
     await waitFor(() => readyPods() === 2, "2 ready pods", 30_000);
-    await waitFor(
-      async () => (await status()).readyPods === 2,
-      "the status API to show 2 ready pods",
-      15_000,
-    );
+    await until(async () => (await status()).readyPods === 2, "the status API to show 2 ready pods", 15_000);
     expect((await status()).scaleError).toBeNull();
   }, 90_000);
 
@@ -318,6 +333,6 @@ describe("the cluster path on loopback: emulated API server (no real API server)
     process.stderr.write(`k8s-e2e: leader SIGKILL -> Lease taken ${takeoverMs} ms, scaled ${scaledMs} ms\n`);
     expect(takeoverMs).toBeLessThan(15_000 + 5_000);
     expect(scaledMs).toBeLessThan(15_000 + 10_000);
-    await waitFor(async () => (await status()).readyPods === 3, "3 ready pods on the new leader", 30_000);
+    await until(async () => (await status()).readyPods === 3, "3 ready pods on the new leader", 30_000);
   }, 90_000);
 });

@@ -80,13 +80,23 @@ export async function startActivator(
   const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
   // undici's own fetch is loaded already; Node's global one loads lazily and slows the first probe by ~100 ms.
   const probeFetch = undiciFetch as unknown as typeof globalThis.fetch;
+  // Without a scaler to poke (in a cluster), a revision found cold is reported to the autoscaler as one
+  // request, the cold-start poke the reporter sends for a first proxied request: a request held by the
+  // hook waits in /v1/activate and reaches no other counter.
+  const scaler: ScalerPoke = o.scaler ?? {
+    poke: (key) => {
+      const now = clock.now();
+      reporter.requestIn(key, now);
+      reporter.requestOut(key, now);
+    },
+  };
   const local = o.coordinator
     ? undefined
     : new LocalCoordinator({
         endpoints,
         clock,
         fetch: probeFetch,
-        scaler: o.scaler,
+        scaler,
         telemetry,
         logger: o.logger,
       });
