@@ -250,6 +250,7 @@ describe("the cluster path on loopback: emulated API server (no real API server)
       `every cold request answered 200; the first: ${JSON.stringify(answers[0] instanceof Error ? answers[0].message : answers[0])}; peak ${peak} replicas`,
     ).toEqual([]);
     expect(answers.every((a) => !(a instanceof Error) && a.body.startsWith("hello from hello-"))).toBe(true);
+    process.stderr.write(`k8s-e2e: 200 cold requests answered 200, peak ${peak} replicas\n`);
     expect(peak).toBeGreaterThanOrEqual(2);
     expect(peak).toBeLessThanOrEqual(3); // max-scale
     await waitFor(() => replicas() === 0 && kubelet.pods.size === 0, "back to 0 pods", 60_000);
