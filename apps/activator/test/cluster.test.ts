@@ -237,7 +237,10 @@ describe("activator with --config against the emulated Kubernetes API server (no
         const d = decodeWireStatMessages(new Uint8Array(data));
         if (d.ok)
           for (const m of d.value)
-            got.push({ rev: `${m.namespace}/${m.name}`, concurrency: m.stat.averageConcurrentRequests });
+            got.push({
+              rev: `${m.namespace}/${m.name}`,
+              concurrency: m.stat?.averageConcurrentRequests ?? 0,
+            });
       }),
     );
     try {
