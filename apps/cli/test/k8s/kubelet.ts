@@ -15,40 +15,17 @@
 import { randomUUID } from "node:crypto";
 import type { EmulatedApiServer } from "@thaw/kubernetes/node/testing";
 import { freePort } from "../../../ingress-hook/test/support/nginx-process.js";
-import { type LoggedChild, startNode } from "./child.js";
+import { startNode } from "./child.js";
+import { writeSlices } from "./endpoint-slices.js";
+import { type Container, type HttpGet, type Pod, type PodTemplate, podEnv } from "./pod-spec.js";
 
-type Port = { name?: string; containerPort: number };
-type EnvVar = { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } };
-type HttpGet = { path?: string; port: number | string; httpHeaders?: { name: string; value: string }[] };
-type Container = {
-  name: string;
-  image: string;
-  ports?: Port[];
-  env?: EnvVar[];
-  readinessProbe?: { httpGet?: HttpGet; failureThreshold?: number };
-  lifecycle?: { preStop?: { httpGet?: HttpGet } };
-};
-/** The parts of a rendered Deployment the stand-in reads. */
-export type PodTemplate = { terminationGracePeriodSeconds?: number; containers: Container[] };
+export type { Pod, PodTemplate } from "./pod-spec.js";
 
 /** How an image runs here: a script under this machine's node, where it listens, env it needs beyond the spec. */
 export interface LocalImage {
   args: string[];
   listensOn: "podIP" | "localhost";
   extraEnv?: (pod: Pod) => Record<string, string>;
-}
-
-/** One running pod. */
-export interface Pod {
-  name: string;
-  uid: string;
-  ip: string;
-  ports: Map<number, number>;
-  procs: Map<string, LoggedChild>;
-  ready: boolean;
-  terminating: boolean;
-  failures: number;
-  timer?: NodeJS.Timeout;
 }
 
 /** What happened to pods, in order (for the test's assertions). */
@@ -183,36 +160,12 @@ export class StandInKubelet {
     this.pods.set(pod.name, pod);
     for (const c of this.o.template.containers) {
       const img = this.#image(c);
-      const env = { ...this.#env(c, pod), ...(img.extraEnv?.(pod) ?? {}) };
+      const env = { ...podEnv(c, pod, this.o.namespace), ...(img.extraEnv?.(pod) ?? {}) };
       pod.procs.set(c.name, startNode(img.args, this.o.cwd, env));
     }
     this.#log(pod.name, "started");
     this.#publish();
     pod.timer = setInterval(() => void this.#probe(pod), this.o.probePeriodMs);
-  }
-
-  #env(c: Container, pod: Pod): Record<string, string> {
-    const fields: Record<string, string> = {
-      "metadata.name": pod.name,
-      "metadata.namespace": this.o.namespace,
-      "status.podIP": pod.ip,
-      "status.hostIP": "127.0.0.1",
-    };
-    const env: Record<string, string> = {};
-    for (const e of c.env ?? []) {
-      const f = e.valueFrom?.fieldRef?.fieldPath;
-      let v = f ? (fields[f] ?? "") : (e.value ?? "");
-      const mapped = /^\d+$/.test(v) ? pod.ports.get(Number(v)) : undefined;
-      if (mapped !== undefined) v = String(mapped);
-      if (e.name === "SERVING_READINESS_PROBE" && v) {
-        const probe = JSON.parse(v) as { httpGet?: { port?: number } };
-        const port = probe.httpGet?.port;
-        if (probe.httpGet && port !== undefined) probe.httpGet.port = pod.ports.get(port) ?? port;
-        v = JSON.stringify(probe);
-      }
-      env[e.name] = v;
-    }
-    return env;
   }
 
   #portOf(get: HttpGet, pod: Pod): number {
@@ -283,32 +236,7 @@ export class StandInKubelet {
     this.#publish();
   }
 
-  /** The EndpointSlice controller's part: one slice per address family, every pod with its conditions. */
   #publish(): void {
-    const all = this.o.template.containers.flatMap((c) => c.ports ?? []);
-    const ports = this.o.service.ports.map((sp) => {
-      const target = all.find((p) => p.name === sp.targetPort || p.containerPort === sp.targetPort);
-      return { name: sp.name, port: target ? this.sharedPort(target.containerPort) : 0, protocol: "TCP" };
-    });
-    const families: ["IPv4" | "IPv6", (p: Pod) => string][] = [["IPv4", (p) => p.ip]];
-    if (this.o.dualStack) families.push(["IPv6", (p) => `fd00::${p.ip.split(".").at(-1)}`]);
-    for (const [addressType, address] of families) {
-      this.o.api.apply("endpointslices", this.o.namespace, {
-        metadata: {
-          name: `${this.o.service.name}-${addressType.toLowerCase()}`,
-          labels: {
-            "kubernetes.io/service-name": this.o.service.name,
-            "endpointslice.kubernetes.io/managed-by": "stand-in-kubelet",
-          },
-        },
-        addressType,
-        ports,
-        endpoints: [...this.pods.values()].map((p) => ({
-          addresses: [address(p)],
-          conditions: { ready: p.ready && !p.terminating, serving: p.ready, terminating: p.terminating },
-          targetRef: { kind: "Pod", namespace: this.o.namespace, name: p.name, uid: p.uid },
-        })),
-      });
-    }
+    writeSlices(this.o, [...this.pods.values()], (p) => this.sharedPort(p));
   }
 }
