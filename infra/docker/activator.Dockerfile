@@ -30,6 +30,9 @@ COPY --from=build /src/packages/readiness/package.json ./packages/readiness/
 COPY --from=build /src/packages/readiness/dist ./packages/readiness/dist
 COPY --from=build /src/packages/config/package.json ./packages/config/
 COPY --from=build /src/packages/config/dist ./packages/config/dist
+# kubernetes: EndpointSlice informers, the scale writer and the Lease election (on @kubernetes/client-node).
+COPY --from=build /src/packages/kubernetes/package.json ./packages/kubernetes/
+COPY --from=build /src/packages/kubernetes/dist ./packages/kubernetes/dist
 COPY --from=build /src/apps/activator/package.json ./apps/activator/
 COPY --from=build /src/apps/activator/dist ./apps/activator/dist
 COPY --from=build /src/apps/activator/node_modules ./apps/activator/node_modules

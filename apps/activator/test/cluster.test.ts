@@ -284,4 +284,56 @@ describe("activator with --config against the emulated Kubernetes API server (no
       }
     }
   });
+
+  it("a cold /v1/activate (a request the hook holds) reaches the autoscaler as a one-request stat", async () => {
+    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((r) => wss.once("listening", () => r()));
+    const got: { rev: string; concurrency: number }[] = [];
+    wss.on("connection", (ws) =>
+      ws.on("message", (data: Buffer) => {
+        const d = decodeWireStatMessages(new Uint8Array(data));
+        if (d.ok)
+          for (const m of d.value)
+            got.push({
+              rev: `${m.namespace}/${m.name}`,
+              concurrency: m.stat?.averageConcurrentRequests ?? 0,
+            });
+      }),
+    );
+    try {
+      const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {
+        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
+        POD_NAMESPACE: "thaw",
+      });
+      if (!read.ok) throw new Error(JSON.stringify(read.issues));
+      const parts = await clusterParts(read.config, { clock: systemClock });
+      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+      running = await startActivator(read.config, parts.value.overrides);
+      api.apply(
+        "endpointslices",
+        "thaw",
+        endpointSlice({
+          service: "thaw-autoscaler",
+          port: (wss.address() as import("node:net").AddressInfo).port,
+          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      // No pod and no proxied request: only the activate call says someone waits.
+      const waiting = fetch(`http://127.0.0.1:${running.port}/v1/activate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ namespace: "default", name: "hello", timeoutMs: 500 }),
+      });
+      await waitFor(
+        () => got.some((g) => g.rev === "default/hello" && g.concurrency >= 1),
+        "the poke",
+        10_000,
+      );
+      await waiting;
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((done) => wss.close(() => done()));
+    }
+  });
 });

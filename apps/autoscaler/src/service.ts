@@ -318,6 +318,10 @@ export class AutoscalerService {
     const { clock } = this.#o;
     let now = clock.now();
     const settings = r.policy.settings;
+    // Decide from the count the platform holds (Knative reads the scale subresource each reconcile):
+    // otherwise a Deployment that starts at 1 is taken to be at 0 and never scaled down.
+    const held = this.#o.scaler.replicas?.(r.rev);
+    if (held !== undefined) r.scale.currentReplicas = held;
     let step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings });
     if (step.kind === "probeActivator") {
       const ok = await this.#o.probeActivator(r.rev).catch(() => false);
@@ -331,6 +335,9 @@ export class AutoscalerService {
       });
     }
     if (step.kind !== "decided") return;
+    // The platform already holds the decided count (the writer's retry got there, or the leader did):
+    // an earlier failure no longer applies.
+    if (step.patchReplicas === undefined && held !== undefined) r.scaleError = null;
     const from = r.scale.currentReplicas ?? 1;
     if (step.patchReplicas !== undefined && this.#revs.get(r.key) === r) {
       const to = step.patchReplicas;

@@ -106,6 +106,37 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     }
   });
 
+  it("decides from the Deployment's spec.replicas: one applied at 1 with no traffic is scaled to 0", async () => {
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
+    const scaler = make();
+    const clock = new ManualClock(Date.now());
+    const p = policyFor({
+      global: { "stable-window": "6s", "scale-to-zero-grace-period": "1s" },
+      autoscaling: {},
+      containerConcurrency: 1,
+    });
+    if (!p.ok) throw new Error("policy");
+    const service = new AutoscalerService({
+      scaler,
+      clock,
+      random: () => 0,
+      scrape: async () => ({ ok: true, stat: emptyStat("p") }),
+    });
+    await waitFor(() => scaler.replicas(rev) === 1, "the Deployment's count read");
+    service.addRevision(rev, p.value);
+    service.start();
+    try {
+      for (let i = 0; i < 30 && replicas() !== 0; i++) {
+        await clock.advance(1000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(replicas()).toBe(0);
+      expect(service.status(rev)).toMatchObject({ desiredScale: 0, scaleError: null });
+    } finally {
+      await service.stop();
+    }
+  });
+
   it("a follower writes no scale; once it leads, it does", async () => {
     const follower = make(false);
     await expect(follower.scale(rev, 2)).rejects.toMatchObject({ code: "ERR_NOT_LEADER" });

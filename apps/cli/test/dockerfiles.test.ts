@@ -179,7 +179,8 @@ const RUNS: Record<string, { args: string[]; env: Record<string, string>; want: 
   },
   autoscaler: {
     args: ["--config", config, "--listen", "127.0.0.1:0"],
-    env: {},
+    // A webhook service's calls are signed, so the bin refuses to start without the secret.
+    env: { THAW_SCALE_WEBHOOK_SECRET: "0123456789abcdef0123456789abcdef", THAW_LEADER_ELECTION: "off" },
     want: /thaw-autoscaler listening/,
   },
   cli: { args: ["validate", config], env: {}, want: /: ok \(1 service/ },

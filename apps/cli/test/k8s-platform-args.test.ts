@@ -67,6 +67,7 @@ function container(name: string): { args: string[]; env: Record<string, string> 
 describe("the rendered platform args and env start the bins (loopback, unreachable API server)", () => {
   it("thaw-autoscaler", async () => {
     const { args, env } = container("thaw-autoscaler");
+    expect(env.THAW_LEADER_ELECTION).toBe("on");
     const run = startNode([join(ROOT, "apps/autoscaler/dist/main.js"), ...args], ROOT, env);
     running.push(run);
     await run.waitFor(/thaw-autoscaler listening/);
@@ -80,15 +81,15 @@ describe("the rendered platform args and env start the bins (loopback, unreachab
     await run.waitFor(/thaw-ingress-hook listening on/);
   });
 
-  it("thaw-activator, without --config (its EndpointSlice discovery is issue 13 part 1, not in the bin yet)", async () => {
+  it("thaw-activator", async () => {
     const { args, env } = container("thaw-activator");
-    const at = args.indexOf("--config");
-    expect(at).toBeGreaterThanOrEqual(0);
-    const rest = [...args.slice(0, at), ...args.slice(at + 2)];
-    const port = rest.indexOf("--port");
-    rest[port + 1] = "0";
+    expect(args).toContain("--config");
+    expect(env.THAW_ACTIVATOR_SERVICE).toBe("thaw-activator:http");
+    expect(env.THAW_AUTOSCALER_SERVICE).toBe("thaw-autoscaler:http");
+    const port = args.indexOf("--port");
+    args[port + 1] = "0";
     const run = startNode(
-      [join(ROOT, "apps/activator/dist/node/main.js"), ...rest, "--host", "127.0.0.1"],
+      [join(ROOT, "apps/activator/dist/node/main.js"), ...args, "--host", "127.0.0.1"],
       ROOT,
       env,
     );

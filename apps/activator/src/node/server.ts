@@ -85,13 +85,23 @@ export async function startActivator(
   // undici is loaded already (Node's global fetch loads lazily and slows the first probe by ~100 ms), and
   // its `request` sends the passthrough-LB probe's Host, which fetch replaces with the URL's.
   const probeFetch = createProbeFetch(pool?.agent);
+  // Without a scaler to poke (in a cluster), a revision found cold is reported to the autoscaler as one
+  // request, the cold-start poke the reporter sends for a first proxied request: a request held by the
+  // hook waits in /v1/activate and reaches no other counter.
+  const scaler: ScalerPoke = o.scaler ?? {
+    poke: (key) => {
+      const now = clock.now();
+      reporter.requestIn(key, now);
+      reporter.requestOut(key, now);
+    },
+  };
   const local = o.coordinator
     ? undefined
     : new LocalCoordinator({
         endpoints,
         clock,
         fetch: probeFetch,
-        scaler: o.scaler,
+        scaler,
         telemetry,
         logger: o.logger,
         passthroughLb: config.passthroughLb,

@@ -42,6 +42,8 @@ interface Entry {
   listeners: Set<(pods: PodInfo[]) => void>;
   writer: ScaleWriter;
   reader: DeploymentReader;
+  /** The Deployment's `spec.replicas` as last seen (unset = 1), undefined before the first list. */
+  replicas: number | undefined;
   stop: () => void;
 }
 
@@ -96,9 +98,21 @@ export class KubernetesScaler implements Scaler {
       ...common,
       namespace: t.ns,
       name: t.deployment,
-      onChange: (d) => o.onDeployment?.(rev, d),
+      onChange: (d) => {
+        entry.replicas = d ? (d.specReplicas ?? 1) : undefined;
+        o.onDeployment?.(rev, d);
+      },
     });
-    const entry: Entry = { rev, target: t, pods: [], listeners: new Set(), writer, reader, stop: () => {} };
+    const entry: Entry = {
+      rev,
+      target: t,
+      pods: [],
+      listeners: new Set(),
+      writer,
+      reader,
+      replicas: undefined,
+      stop: () => {},
+    };
     this.#targets.set(keyOf(rev), entry);
     const unsubscribe = this.#hub.subscribe({ namespace: t.ns, service: t.service }, (slices) => {
       entry.pods = podsFromSlices(slices, { portName: t.portName }).map((p) => podInfo(p, t.metricsPort));
@@ -115,6 +129,11 @@ export class KubernetesScaler implements Scaler {
   /** Resolves once the API holds `desired`; rejects with the attempt's error (`ERR_NOT_LEADER` on a follower). */
   scale(rev: RevisionKey, desired: number): Promise<void> {
     return this.#get(rev).writer.want(desired);
+  }
+
+  /** The Deployment's `spec.replicas` as the API reports it (unset = 1); undefined until first read. */
+  replicas(rev: RevisionKey): number | undefined {
+    return this.#targets.get(keyOf(rev))?.replicas;
   }
 
   pods(rev: RevisionKey): PodInfo[] {

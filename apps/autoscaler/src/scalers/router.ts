@@ -14,6 +14,10 @@ export class ScalerRouter implements Scaler {
     return this.#get(rev).scale(rev, desired);
   }
 
+  replicas(rev: RevisionKey): number | undefined {
+    return this.#routes.get(keyOf(rev))?.replicas?.(rev);
+  }
+
   pods(rev: RevisionKey): PodInfo[] {
     return this.#routes.get(keyOf(rev))?.pods(rev) ?? [];
   }

@@ -21,6 +21,11 @@ export interface PodInfo {
 export interface Scaler {
   /** Asks for `desired` replicas of `rev`; resolves once the request was accepted (not once pods are ready). */
   scale(rev: RevisionKey, desired: number): Promise<void>;
+  /**
+   * The replica count the platform holds now, when it says (Kubernetes: the Deployment's `spec.replicas`),
+   * so a Deployment applied with 1 replica, or changed by hand, is decided from what it has.
+   */
+  replicas?(rev: RevisionKey): number | undefined;
   /** The revision's pods now, ready or not. */
   pods(rev: RevisionKey): PodInfo[];
   /** Calls `onChange` on every change of the revision's pods (added, ready, gone); returns an unsubscribe. */

@@ -43,12 +43,13 @@ function fieldEnv(name: string, fieldPath: string): Record<string, unknown> {
   return { name, valueFrom: { fieldRef: { fieldPath } } };
 }
 
-/** POD_NAME, POD_NAMESPACE and POD_IP from the downward API: the Lease identity and the activator's peers. */
-const POD_ENV = [
-  fieldEnv("POD_NAME", "metadata.name"),
-  fieldEnv("POD_NAMESPACE", "metadata.namespace"),
-  fieldEnv("POD_IP", "status.podIP"),
-];
+/** POD_NAME and POD_NAMESPACE from the downward API: the autoscaler's Lease identity and namespace. */
+const POD_ENV = [fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")];
+
+/** Plain env values. */
+function valueEnv(name: string, value: string): Record<string, unknown> {
+  return { name, value };
+}
 
 function httpProbe(path: string, port: number, extra: Record<string, number>): Record<string, unknown> {
   return { httpGet: { path, port }, ...extra };
@@ -66,7 +67,13 @@ export function platformComponents(options: RenderOptions): ComponentSpec[] {
       name: "thaw-autoscaler",
       image: imageOf(options, "autoscaler"),
       args: ["--config", CONFIG_PATH, "--listen", `0.0.0.0:${AUTOSCALER_PORT}`],
-      env: [secretEnv("THAW_AUTOSCALER_TOKEN", "token"), ...POD_ENV],
+      // Replicas elect a leader on a Lease in their own namespace; only the holder writes scale.
+      env: [
+        secretEnv("THAW_AUTOSCALER_TOKEN", "token"),
+        valueEnv("THAW_LEADER_ELECTION", "on"),
+        valueEnv("THAW_LEASE_NAME", "thaw-autoscaler"),
+        ...POD_ENV,
+      ],
       port: AUTOSCALER_PORT,
       replicas: 2,
       readinessProbe: httpProbe("/healthz", AUTOSCALER_PORT, { periodSeconds: 5 }),
@@ -82,17 +89,19 @@ export function platformComponents(options: RenderOptions): ComponentSpec[] {
         CONFIG_PATH,
         "--port",
         String(ACTIVATOR_PORT),
-        "--autoscaler",
-        serviceUrl(options, "ws", "thaw-autoscaler", AUTOSCALER_PORT),
         "--drain-delay-ms",
         String(ACTIVATOR_DRAIN_DELAY_MS),
         "--drain-timeout-ms",
         String(ACTIVATOR_DRAIN_TIMEOUT_MS),
       ],
+      // Its peers (subsetting) and every autoscaler replica (stats reach the Lease holder) come from the
+      // EndpointSlices of these two Services in POD_NAMESPACE; POD_IP is this replica's place among peers.
       env: [
         secretEnv("THAW_ACTIVATOR_TOKEN", "token"),
-        fieldEnv("THAW_POD_NAME", "metadata.name"),
+        valueEnv("THAW_ACTIVATOR_SERVICE", "thaw-activator:http"),
+        valueEnv("THAW_AUTOSCALER_SERVICE", "thaw-autoscaler:http"),
         ...POD_ENV,
+        fieldEnv("POD_IP", "status.podIP"),
       ],
       port: ACTIVATOR_PORT,
       replicas: 2,

@@ -3,15 +3,23 @@ import type { K8sObject } from "./service.js";
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 
-/** What the autoscaler does in a service namespace: read Deployments, write their scale, follow EndpointSlices. */
+/**
+ * What the autoscaler does in a service namespace (packages/kubernetes/README.md lists the calls): follow
+ * Deployments (list then watch), read and patch their scale subresource, follow EndpointSlices.
+ */
 const AUTOSCALER_RULES: Rule[] = [
-  { apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list", "watch"] },
+  { apiGroups: ["apps"], resources: ["deployments"], verbs: ["list", "watch"] },
   { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["get", "patch"] },
   { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
 ];
-/** The activator learns pods (and, in its own namespace, its peers) from EndpointSlices. */
-const ACTIVATOR_RULES: Rule[] = [
+/** The activator learns its peers and the autoscalers from EndpointSlices in its own namespace. */
+const ACTIVATOR_PEER_RULES: Rule[] = [
   { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
+];
+/** In a service namespace it also reads each revision's Service, for its ClusterIP fallback (d.3). */
+const ACTIVATOR_RULES: Rule[] = [
+  ...ACTIVATOR_PEER_RULES,
+  { apiGroups: [""], resources: ["services"], verbs: ["list", "watch"] },
 ];
 /** The autoscaler's leader election, in the platform namespace only. */
 const LEASE_RULES: Rule[] = [
@@ -47,7 +55,7 @@ export function rbacObjects(options: RenderOptions, serviceNamespaces: readonly 
   const sys = options.systemNamespace;
   const out: K8sObject[] = [
     ...roleAndBinding("thaw-autoscaler-leader", sys, LEASE_RULES, "thaw-autoscaler", sys),
-    ...roleAndBinding("thaw-activator-peers", sys, ACTIVATOR_RULES, "thaw-activator", sys),
+    ...roleAndBinding("thaw-activator-peers", sys, ACTIVATOR_PEER_RULES, "thaw-activator", sys),
   ];
   for (const ns of [...new Set(serviceNamespaces)].sort()) {
     out.push(
