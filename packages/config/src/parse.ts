@@ -82,7 +82,7 @@ function crossChecks(config: ThawConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const ids = new Map<string, number>();
   const routes = new Map<string, number>();
-  config.services.forEach((s, i) => issues.push(...queueProxyIssues(s, i)));
+  for (const [i, s] of config.services.entries()) issues.push(...queueProxyIssues(s, i));
   issues.push(...sharedQueueProxyPorts(config));
   config.services.forEach((s, i) => {
     const id = `${s.namespace}/${s.name}`;

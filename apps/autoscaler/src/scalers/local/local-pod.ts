@@ -144,7 +144,7 @@ export class LocalPod {
       onLine: (_s, line) => this.#o.onLine?.("app", line),
     });
     this.#qp = spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
-      env: { ...(knative ? withoutThawVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
+      env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
       onLine: (_s, line) => this.#o.onLine?.("queue-proxy", line),
     });
     this.#ports = ports;
@@ -227,9 +227,12 @@ async function within(p: Promise<unknown>, ms: number, onTimeout: () => void): P
   }
 }
 
-/** `env` without THAW_* variables: a queue-proxy of the user's choosing gets Knative's environment only. */
-function withoutThawVars(
+/** thaw-queue-proxy's own port variables: in Knative mode the ports come from Knative's variables only. */
+const THAW_PORT_VARS = new Set(["THAW_ADMIN_PORT", "THAW_METRICS_PORT", "THAW_USER_METRICS_PORT"]);
+
+/** `env` without {@link THAW_PORT_VARS}, so an inherited one cannot move a port behind the scaler's back. */
+function withoutThawPortVars(
   env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith("THAW_")));
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !THAW_PORT_VARS.has(k)));
 }
