@@ -28,7 +28,7 @@ export {
   LocalScaler,
   type LocalScalerOptions,
 } from "./scalers/local/local-scaler.js";
-export type { LocalServiceSpec } from "./scalers/local/pod-env.js";
+export type { KnativeQueueProxy, LocalServiceSpec } from "./scalers/local/pod-env.js";
 export { ScalerRouter } from "./scalers/router.js";
 export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
 export { WebhookScaler, type WebhookScalerOptions, type WebhookTarget } from "./scalers/webhook.js";

@@ -155,6 +155,7 @@ async function main(argv: string[]): Promise<number> {
         cwd: resolve(dirname(resolve(config)), s.run.cwd ?? "."),
         portEnv: s.run.portEnv,
         ...(s.run.servingPort !== undefined ? { servingPort: s.run.servingPort } : {}),
+        ...(s.run.queueProxy ? { queueProxy: s.run.queueProxy } : {}),
         containerConcurrency: s.containerConcurrency,
         timeoutSeconds: s.timeoutSeconds,
         drainQuietPeriodMs: quietMs,

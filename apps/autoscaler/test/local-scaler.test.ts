@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { liveGroupCount } from "../src/scalers/local/child.js";
-import { LocalScaler } from "../src/scalers/local/local-scaler.js";
+import { defaultQueueProxyCommand, LocalScaler } from "../src/scalers/local/local-scaler.js";
 import type { PodInfo } from "../src/scalers/scaler.js";
 
 const hello = join(dirname(fileURLToPath(import.meta.url)), "../../../examples/hello/server.mjs");
@@ -86,5 +86,39 @@ describe("LocalScaler (real thaw-queue-proxy and app processes)", () => {
     await scaler.close();
     expect(pids.filter(alive)).toEqual([]);
     expect(liveGroupCount()).toBe(0);
+  });
+});
+
+describe("LocalScaler learns nothing from the queue-proxy's output", () => {
+  // A wrapper that sends the queue-proxy's stderr (its `listening` line included) nowhere: ports, readiness
+  // and stats must come from the ports the scaler chose, the queue probe and the Stat endpoint.
+  const silent = ["/bin/sh", "-c", 'exec "$@" 2>/dev/null', "sh", ...defaultQueueProxyCommand()];
+  const lines: string[] = [];
+  const scaler = new LocalScaler({
+    queueProxyCommand: silent,
+    onPodOutput: (_r, _p, container, line) => {
+      if (container === "queue-proxy") lines.push(line);
+    },
+  });
+  afterAll(() => scaler.close(), 30_000);
+  scaler.register({
+    ...rev,
+    command: [process.execPath, hello],
+    env: { STARTUP_DELAY_MS: "100" },
+    portEnv: "PORT",
+    containerConcurrency: 0,
+    timeoutSeconds: 10,
+    drainQuietPeriodMs: 200,
+  });
+
+  it("a pod whose queue-proxy writes no stderr still becomes ready, serves, and has a Stat", async () => {
+    await scaler.scale(rev, 1);
+    const [pod] = await until(() => {
+      const p = scaler.pods(rev);
+      return p.length === 1 && p[0]?.ready ? p : undefined;
+    }, 20_000);
+    expect((await get(`http://${pod?.address}/`)).status).toBe(200);
+    expect((await get(pod?.metricsUrl as string)).type).toBe("application/protobuf");
+    expect(lines.filter((l) => l.includes("listening"))).toEqual([]);
   });
 });

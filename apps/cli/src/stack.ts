@@ -112,6 +112,7 @@ export async function startStack(
       cwd: resolve(opts.baseDir ?? process.cwd(), run.cwd ?? "."),
       portEnv: run.portEnv,
       ...(run.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
+      ...(run.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,
       timeoutSeconds: s.timeoutSeconds,
       ...(s.responseStartTimeoutSeconds !== undefined

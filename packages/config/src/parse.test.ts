@@ -206,3 +206,74 @@ describe("parseConfig: readinessProbe through @thaw/readiness", () => {
     ).toBe(true);
   });
 });
+
+describe("run.queueProxy (a Knative-compatible queue-proxy of the user's choosing)", () => {
+  const one = { ...hello, autoscaling: { "max-scale": 1 } };
+  const qp = (queueProxy: unknown, base: object = one) => ({
+    services: [{ ...base, run: { ...hello.run, queueProxy } }],
+  });
+
+  it("accepts a command and defaults the ports to Knative's fixed 8022 and 9090", () => {
+    const r = parseConfig(qp({ command: ["/usr/local/bin/queue"] }));
+    expect(r.ok && r.value.services[0]?.run?.queueProxy).toEqual({
+      command: ["/usr/local/bin/queue"],
+      adminPort: 8022,
+      metricsPort: 9090,
+    });
+  });
+
+  it("accepts the annotation form of max-scale", () => {
+    const svc = { ...hello, autoscaling: { "autoscaling.knative.dev/max-scale": "1" } };
+    expect(parseConfig(qp({ command: ["q"] }, svc)).ok).toBe(true);
+  });
+
+  it.each([
+    ["no command", qp({ adminPort: 8022 }), ["services[0].run.queueProxy.command: is required"]],
+    [
+      "an empty command",
+      qp({ command: [] }),
+      [
+        "services[0].run.queueProxy.command: must name the queue-proxy program to start, e.g. [/usr/local/bin/queue]",
+      ],
+    ],
+    [
+      "a port out of range",
+      qp({ command: ["q"], metricsPort: 70000 }),
+      [
+        "services[0].run.queueProxy.metricsPort: must be <= 65535; the port of its protobuf Stat (Knative's 9090)",
+      ],
+    ],
+    [
+      "an unknown field",
+      qp({ command: ["q"], servingPort: 8012 }),
+      [
+        "services[0].run.queueProxy.servingPort: unknown field; allowed here: command, adminPort, metricsPort",
+      ],
+    ],
+    [
+      "max-scale unset (unlimited)",
+      qp({ command: ["q"] }, hello),
+      [
+        "services[0].autoscaling.max-scale: is 5, but run.queueProxy binds the fixed ports 8022 (admin) and 9090 (metrics), so only one pod fits on this machine; set max-scale: 1, or drop run.queueProxy to use thaw-queue-proxy, which many pods can share a machine with",
+      ],
+    ],
+    [
+      "max-scale 0 (unlimited)",
+      qp({ command: ["q"], adminPort: 18022 }, { ...hello, autoscaling: {} }),
+      [
+        "services[0].autoscaling.max-scale: is unlimited, but run.queueProxy binds the fixed ports 18022 (admin) and 9090 (metrics), so only one pod fits on this machine; set max-scale: 1, or drop run.queueProxy to use thaw-queue-proxy, which many pods can share a machine with",
+      ],
+    ],
+  ])("refuses %s, naming the field", (_name, input, expected) => {
+    expect(issuesOf(input)).toEqual(expected);
+  });
+
+  it("refuses two services whose queue-proxies bind the same fixed port", () => {
+    const a = { ...one, run: { ...hello.run, queueProxy: { command: ["q"] } } };
+    const b = { ...a, name: "other", hosts: ["other.localhost"] };
+    expect(issuesOf({ services: [a, b] })).toEqual([
+      "services[1].run.queueProxy.adminPort: 8022 is already bound by services[0].run.queueProxy.adminPort; give this queue-proxy other ports (if it can move them)",
+      "services[1].run.queueProxy.metricsPort: 9090 is already bound by services[0].run.queueProxy.metricsPort; give this queue-proxy other ports (if it can move them)",
+    ]);
+  });
+});

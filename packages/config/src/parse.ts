@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { autoscalingIssues } from "./autoscaling.js";
 import { readinessIssues } from "./readiness.js";
-import { configSchema, type ThawConfig } from "./schema.js";
+import { configSchema, type ServiceConfig, type ThawConfig } from "./schema.js";
 
 /** One problem in a config, with the field path a person can find in the file. */
 export interface ConfigIssue {
@@ -27,11 +27,63 @@ function messageOf(issue: v.BaseIssue<unknown>): string {
   return issue.received === "undefined" && issue.expected?.startsWith('"') ? "is required" : issue.message;
 }
 
+/** The service's max-scale as written (either key form), or undefined when unset (unlimited). */
+function maxScaleOf(s: ServiceConfig): number | undefined {
+  const raw = s.autoscaling["max-scale"] ?? s.autoscaling["autoscaling.knative.dev/max-scale"];
+  return raw === undefined ? undefined : Number(raw);
+}
+
+/**
+ * A queue-proxy started by `run.queueProxy.command` gets Knative's env only, which cannot move its admin and
+ * metrics ports: two pods of it would collide on one machine, so such a service runs one pod at most.
+ */
+function queueProxyIssues(s: ServiceConfig, i: number): ConfigIssue[] {
+  const qp = s.run?.queueProxy;
+  if (!qp) return [];
+  const max = maxScaleOf(s);
+  if (max === 1) return [];
+  return [
+    {
+      path: `services[${i}].autoscaling.max-scale`,
+      message:
+        `is ${max === undefined || max === 0 ? "unlimited" : max}, but run.queueProxy binds the fixed ports ` +
+        `${qp.adminPort} (admin) and ${qp.metricsPort} (metrics), so only one pod fits on this machine; ` +
+        `set max-scale: 1, or drop run.queueProxy to use thaw-queue-proxy, which many pods can share a machine with`,
+    },
+  ];
+}
+
+/** Two services whose queue-proxies bind the same fixed admin or metrics port cannot run side by side. */
+function sharedQueueProxyPorts(config: ThawConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const owners = new Map<number, string>();
+  config.services.forEach((s, i) => {
+    const qp = s.run?.queueProxy;
+    if (!qp) return;
+    for (const [field, port] of [
+      ["adminPort", qp.adminPort],
+      ["metricsPort", qp.metricsPort],
+    ] as const) {
+      const path = `services[${i}].run.queueProxy.${field}`;
+      const owner = owners.get(port);
+      if (owner !== undefined) {
+        issues.push({
+          path,
+          message: `${port} is already bound by ${owner}; give this queue-proxy other ports (if it can move them)`,
+        });
+      } else owners.set(port, path);
+    }
+  });
+  return issues;
+}
+
 /** Checks that go across entries: unique service identities and unique host/path routes. */
 function crossChecks(config: ThawConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const ids = new Map<string, number>();
   const routes = new Map<string, number>();
+  for (const [i, s] of config.services.entries()) issues.push(...queueProxyIssues(s, i));
+  issues.push(...sharedQueueProxyPorts(config));
   config.services.forEach((s, i) => {
     const id = `${s.namespace}/${s.name}`;
     const first = ids.get(id);

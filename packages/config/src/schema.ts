@@ -41,6 +41,19 @@ const knativeKeys = v.record(
   "must be a mapping of Knative autoscaling keys to values",
 );
 
+/**
+ * A queue-proxy of the user's choosing. It gets Knative's environment only, so it reads its serving port from
+ * QUEUE_SERVING_PORT and binds the admin and metrics ports it was built with (Knative's: 8022 and 9090).
+ */
+const queueProxy = strict({
+  command: v.pipe(
+    v.array(v.string("each argument must be a string"), "must be a list such as [/usr/local/bin/queue]"),
+    v.minLength(1, "must name the queue-proxy program to start, e.g. [/usr/local/bin/queue]"),
+  ),
+  adminPort: v.optional(int(1, 65535, "the admin port the queue-proxy binds (Knative's 8022)"), 8022),
+  metricsPort: v.optional(int(1, 65535, "the port of its protobuf Stat (Knative's 9090)"), 9090),
+});
+
 const run = strict({
   command: v.pipe(
     v.array(v.string("each argument must be a string"), "must be a list such as [node, server.js]"),
@@ -53,6 +66,8 @@ const run = strict({
     "PORT",
   ),
   servingPort: v.optional(int(1, 65535, "the queue-proxy's fixed serving port; at most one pod then runs")),
+  // Any Knative-compatible queue-proxy (Knative's own binary included): started with Knative's env only.
+  queueProxy: v.optional(queueProxy),
 });
 
 const quantity = v.union(

@@ -1,18 +1,31 @@
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 
 /**
- * A TCP port free on `host` right now (the kernel picks it). Used for the user app's `PORT`, which the app
- * must be told before it starts; the queue-proxy binds port 0 itself and reports what it got.
+ * `count` distinct TCP ports free on `host` right now (the kernel picks them; all are held until each is
+ * known, so none repeats). A pod's ports are told to its containers before they start, as Knative does.
  */
-export function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once("error", reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
-    });
-  });
+export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const srv = createServer();
+      srv.unref();
+      servers.push(srv);
+      ports.push(
+        await new Promise<number>((resolve, reject) => {
+          srv.once("error", reject);
+          srv.listen(0, host, () => {
+            const addr = srv.address();
+            const port = typeof addr === "object" && addr ? addr.port : 0;
+            if (port > 0) resolve(port);
+            else reject(new Error("no port assigned"));
+          });
+        }),
+      );
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
 }

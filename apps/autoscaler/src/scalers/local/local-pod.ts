@@ -1,21 +1,15 @@
 import { get as httpGet } from "node:http";
+import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { type GroupChild, spawnGroup } from "./child.js";
-import { freePort } from "./free-port.js";
-import { type LocalServiceSpec, queueProxyEnv, userAppEnv } from "./pod-env.js";
+import { freePorts } from "./free-port.js";
+import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
 import { type Reaper, startReaper } from "./reaper.js";
-
-/** Bound ports the queue-proxy reported on its first stderr line. */
-interface QueuePorts {
-  serving: number;
-  admin: number;
-  metrics: number;
-}
 
 /** Options of {@link LocalPod}. */
 export interface LocalPodOptions {
   spec: LocalServiceSpec;
   name: string;
-  /** argv that starts `thaw-queue-proxy`. */
+  /** argv that starts `thaw-queue-proxy` (unused when `spec.queueProxy` names another queue-proxy). */
   queueProxyCommand: readonly string[];
   /** Environment the children inherit (usually process.env). */
   baseEnv: Readonly<Record<string, string | undefined>>;
@@ -33,8 +27,10 @@ export interface LocalPodOptions {
 }
 
 /**
- * The queue probe kubelet runs against a queue-proxy: `GET /` with `K-Network-Probe: queue`, ready on 200.
- * One connection per probe (no keep-alive), as kubelet does, so probes never hold a draining pod open.
+ * The queue probe kubelet runs against a queue-proxy's serving port: `GET /` with `K-Network-Probe: queue`,
+ * ready on 200 with the body `queue` (what any Knative-compatible queue-proxy answers once its app is ready).
+ * One connection per probe (no keep-alive), as kubelet does, so probes never hold a draining pod open; that
+ * is why this is not @thaw/activation's `probeDestination`, which probes `/healthz` over a pooled fetch.
  */
 function queueProbe(port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -44,12 +40,21 @@ function queueProbe(port: number, timeoutMs: number): Promise<boolean> {
         port,
         path: "/",
         agent: false,
-        headers: { "k-network-probe": "queue", "user-agent": "kube-probe/thaw", connection: "close" },
+        headers: {
+          [Header.networkProbe]: ProbeValue.queue,
+          [Header.userAgent]: `${UserAgent.kubeletPrefix}thaw`,
+          connection: "close",
+        },
         timeout: timeoutMs,
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          if (body.length < 64) body += chunk;
+        });
+        res.on("end", () => resolve(res.statusCode === 200 && body === ProbeValue.queue));
+        res.on("error", () => resolve(false));
       },
     );
     req.on("timeout", () => req.destroy());
@@ -58,9 +63,11 @@ function queueProbe(port: number, timeoutMs: number): Promise<boolean> {
 }
 
 /**
- * One local "pod": the user's command and a real `thaw-queue-proxy` in front of it, each in its own process
- * group. Ready once the queue-proxy answers the `K-Network-Probe: queue` probe with 200 (the probe kubelet
- * runs against the queue-proxy in a cluster).
+ * One local "pod": the user's command and a queue-proxy in front of it (`thaw-queue-proxy`, or the
+ * Knative-compatible one `spec.queueProxy` names), each in its own process group. Its ports are picked before
+ * it starts and passed through Knative's env vars; it is ready once the queue-proxy answers the
+ * `K-Network-Probe: queue` probe on its serving port (the probe kubelet runs in a cluster), and its stats
+ * are the protobuf Stat on its metrics port. Nothing is read from the queue-proxy's output.
  */
 export class LocalPod {
   readonly name: string;
@@ -68,7 +75,7 @@ export class LocalPod {
   #o: LocalPodOptions;
   #app: GroupChild | undefined;
   #qp: GroupChild | undefined;
-  #ports: QueuePorts | undefined;
+  #ports: PodPorts | undefined;
   #ready = false;
   #stopping = false;
   #gone = false;
@@ -120,27 +127,34 @@ export class LocalPod {
   /** Starts both containers; resolves once they were spawned (readiness follows through `onChange`). */
   async start(): Promise<void> {
     const { spec, name } = this.#o;
-    const userPort = await freePort();
-    const qpEnv = queueProxyEnv(spec, name, userPort);
+    const [user, serving, servingTls, admin, metrics] = await freePorts(5);
+    const knative = spec.queueProxy;
+    const ports: PodPorts = {
+      user: user as number,
+      serving: spec.servingPort ?? (serving as number),
+      servingTls: servingTls as number,
+      admin: knative?.adminPort ?? (admin as number),
+      metrics: knative?.metricsPort ?? (metrics as number),
+    };
+    const qpEnv = queueProxyEnv(spec, name, ports);
     if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
     this.#app = spawnGroup(spec.command, {
-      env: userAppEnv(spec, name, userPort, this.#o.baseEnv),
+      env: userAppEnv(spec, name, ports.user, this.#o.baseEnv),
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       onLine: (_s, line) => this.#o.onLine?.("app", line),
     });
-    this.#qp = spawnGroup(this.#o.queueProxyCommand, {
-      env: { ...this.#o.baseEnv, ...qpEnv.env },
-      onLine: (_s, line) => {
-        if (!this.#ports) this.#ports = portsFrom(line);
-        if (this.#ports && !this.#probeTimer && !this.#stopping) this.#scheduleProbe(0);
-        this.#o.onLine?.("queue-proxy", line);
-      },
+    this.#qp = spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
+      env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
+      onLine: (_s, line) => this.#o.onLine?.("queue-proxy", line),
     });
+    this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
     this.#reaper = startReaper([this.#app.pid, this.#qp.pid]);
     for (const child of [this.#app, this.#qp]) {
       void child.exited.then(() => this.#childExited());
     }
+    // Probed from the start at the starting period, as kubelet does with Knative's aggressive probing.
+    this.#scheduleProbe(this.#o.startProbeMs ?? 50);
   }
 
   #scheduleProbe(delayMs: number): void {
@@ -213,15 +227,12 @@ async function within(p: Promise<unknown>, ms: number, onTimeout: () => void): P
   }
 }
 
-/** Parses `{"msg":"thaw-queue-proxy listening","serving":…,"admin":…,"metrics":…}`. */
-function portsFrom(line: string): QueuePorts | undefined {
-  if (!line.startsWith("{")) return undefined;
-  try {
-    const v = JSON.parse(line) as Partial<QueuePorts> & { msg?: string };
-    if (v.msg !== "thaw-queue-proxy listening") return undefined;
-    if (typeof v.serving !== "number" || typeof v.metrics !== "number") return undefined;
-    return { serving: v.serving, admin: v.admin ?? 0, metrics: v.metrics };
-  } catch {
-    return undefined;
-  }
+/** thaw-queue-proxy's own port variables: in Knative mode the ports come from Knative's variables only. */
+const THAW_PORT_VARS = new Set(["THAW_ADMIN_PORT", "THAW_METRICS_PORT", "THAW_USER_METRICS_PORT"]);
+
+/** `env` without {@link THAW_PORT_VARS}, so an inherited one cannot move a port behind the scaler's back. */
+function withoutThawPortVars(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !THAW_PORT_VARS.has(k)));
 }

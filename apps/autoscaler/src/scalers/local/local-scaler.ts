@@ -6,7 +6,7 @@ import { keyOf, type RevisionKey } from "../../revision.js";
 import type { PodInfo, Scaler } from "../scaler.js";
 import { killGroupsOnExit } from "./child.js";
 import { LocalPod } from "./local-pod.js";
-import type { LocalServiceSpec } from "./pod-env.js";
+import { KNATIVE_DRAIN_QUIET_PERIOD_MS, type LocalServiceSpec } from "./pod-env.js";
 
 /** Options of {@link LocalScaler}. */
 export interface LocalScalerOptions {
@@ -66,12 +66,13 @@ export class LocalScaler implements Scaler {
     const r = this.#get(rev);
     if (this.#closed) return;
     r.desired = Math.max(0, Math.floor(desired));
-    if (r.spec.servingPort !== undefined && r.desired > 1) {
-      // Two queue-proxies cannot bind one port: a service at a fixed address runs one pod.
-      this.#o.logger.warn("one pod at most: the service has a fixed servingPort", {
+    const fixed = fixedPorts(r.spec);
+    if (fixed && r.desired > 1) {
+      // Two queue-proxies cannot bind one port: a service with fixed ports runs one pod.
+      this.#o.logger.warn("one pod at most: the service's queue-proxy binds fixed ports", {
         revision: keyOf(rev),
         desired: r.desired,
-        servingPort: r.spec.servingPort,
+        ...fixed,
       });
       r.desired = 1;
     }
@@ -144,7 +145,11 @@ export class LocalScaler implements Scaler {
       onChange: () => this.#podChanged(r, pod),
       ...(this.#o.startProbeMs !== undefined ? { startProbeMs: this.#o.startProbeMs } : {}),
       // Drain quiet period plus the longest request, plus a margin: Kubernetes' terminationGracePeriod.
-      killAfterMs: r.spec.drainQuietPeriodMs + r.spec.timeoutSeconds * 1000 + 5000,
+      // A queue-proxy of the user's choosing is not told the quiet period: Knative's fixed 30 s applies.
+      killAfterMs:
+        (r.spec.queueProxy ? KNATIVE_DRAIN_QUIET_PERIOD_MS : r.spec.drainQuietPeriodMs) +
+        r.spec.timeoutSeconds * 1000 +
+        5000,
       now: this.#o.now,
     });
     r.pods.push(pod);
@@ -177,6 +182,17 @@ export class LocalScaler implements Scaler {
     const pods = infos(r);
     for (const l of r.listeners) l(pods);
   }
+}
+
+/** The ports a pod of `spec` always binds, if any: then two of its pods cannot share this machine. */
+function fixedPorts(spec: LocalServiceSpec): Record<string, number> | undefined {
+  const out: Record<string, number> = {};
+  if (spec.servingPort !== undefined) out.servingPort = spec.servingPort;
+  if (spec.queueProxy) {
+    out.adminPort = spec.queueProxy.adminPort;
+    out.metricsPort = spec.queueProxy.metricsPort;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function infos(r: LocalRevision): PodInfo[] {

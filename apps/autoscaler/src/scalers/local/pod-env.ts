@@ -23,18 +23,45 @@ export interface LocalServiceSpec {
    * pod of such a service runs at a time.
    */
   servingPort?: number;
+  /**
+   * A Knative-compatible queue-proxy of the user's choosing (Knative's own binary included), started with
+   * Knative's environment only. It binds the admin and metrics ports it was built with (Knative's 8022 and
+   * 9090), so at most one pod of it runs per machine. Unset: Thaw's `thaw-queue-proxy`, every port movable.
+   */
+  queueProxy?: KnativeQueueProxy;
+}
+
+/** A queue-proxy binary that reads only Knative's env: its argv and the fixed ports it binds. */
+export interface KnativeQueueProxy {
+  command: readonly string[];
+  adminPort: number;
+  metricsPort: number;
+}
+
+/** Knative fixes the drain quiet period of its queue-proxy at 30 s; no env var moves it. */
+export const KNATIVE_DRAIN_QUIET_PERIOD_MS = 30_000;
+
+/** The ports of one local pod; the scaler picks them all before the pod starts, so nothing is learned later. */
+export interface PodPorts {
+  user: number;
+  serving: number;
+  servingTls: number;
+  admin: number;
+  metrics: number;
 }
 
 /**
  * The queue-proxy's environment as Knative's reconciler writes it (c.2), with the readiness probe defaulted
- * and rewritten by @thaw/readiness (b.1, b.3). Ports that Knative fixes (8012, 8022, 9090) are 0 here so
- * many pods share one machine; the queue-proxy reports the ports it bound.
+ * and rewritten by @thaw/readiness (b.1, b.3), and the ports the scaler picked. Knative's own variables carry
+ * the serving, TLS and user ports; for `thaw-queue-proxy` (no `spec.queueProxy`) the THAW_* variables also
+ * move the admin and metrics ports Knative fixes, so many pods share one machine.
  */
 export function queueProxyEnv(
   spec: LocalServiceSpec,
   pod: string,
-  userPort: number,
+  ports: PodPorts,
 ): { ok: true; env: Record<string, string> } | { ok: false; error: string } {
+  const userPort = ports.user;
   const revision = applyRevisionDefaults({
     containers: [
       {
@@ -57,8 +84,8 @@ export function queueProxyEnv(
     ok: true,
     env: {
       ...probe.value,
-      QUEUE_SERVING_PORT: String(spec.servingPort ?? 0),
-      QUEUE_SERVING_TLS_PORT: "8112",
+      QUEUE_SERVING_PORT: String(ports.serving),
+      QUEUE_SERVING_TLS_PORT: String(ports.servingTls),
       USER_PORT: String(userPort),
       REVISION_TIMEOUT_SECONDS: String(revision.timeoutSeconds ?? spec.timeoutSeconds),
       REVISION_RESPONSE_START_TIMEOUT_SECONDS: String(revision.responseStartTimeoutSeconds ?? 0),
@@ -71,13 +98,19 @@ export function queueProxyEnv(
       SERVING_SERVICE: spec.name,
       SERVING_POD: pod,
       SERVING_POD_IP: "127.0.0.1",
-      // Thaw's queue-proxy knobs: ports picked by the kernel, loopback only, no Prometheus port per pod.
-      THAW_ADMIN_PORT: "0",
-      THAW_METRICS_PORT: "0",
-      THAW_USER_METRICS_PORT: "0",
-      THAW_BIND_HOST: "127.0.0.1",
-      THAW_DRAIN_QUIET_PERIOD_MS: String(spec.drainQuietPeriodMs),
+      ...(spec.queueProxy ? {} : thawKnobs(spec, ports)),
     },
+  };
+}
+
+/** Thaw's queue-proxy knobs: the picked admin and metrics ports, loopback only, no Prometheus port per pod. */
+function thawKnobs(spec: LocalServiceSpec, ports: PodPorts): Record<string, string> {
+  return {
+    THAW_ADMIN_PORT: String(ports.admin),
+    THAW_METRICS_PORT: String(ports.metrics),
+    THAW_USER_METRICS_PORT: "0",
+    THAW_BIND_HOST: "127.0.0.1",
+    THAW_DRAIN_QUIET_PERIOD_MS: String(spec.drainQuietPeriodMs),
   };
 }
 
