@@ -98,7 +98,9 @@ describe("start-up validation (c.2)", () => {
 
 describe("drain on SIGTERM (a.4)", () => {
   it("503s probes, restarts the quiet period on traffic, finishes in-flight work and exits 0", async () => {
-    const child = await runBin(baseEnv(backend.port, { THAW_DRAIN_QUIET_PERIOD_MS: "600" }));
+    // A quiet period well above the 300 ms between the requests below, so a loaded machine's slow request
+    // does not let it run out mid-test.
+    const child = await runBin(baseEnv(backend.port, { THAW_DRAIN_QUIET_PERIOD_MS: "1500" }));
     const url = `http://127.0.0.1:${child.ports.serving}`;
     const inFlight = get(`${url}/inflight?sleep=1500`);
     await until(() => backend.seen.some((s) => s.url.startsWith("/inflight")));
@@ -116,10 +118,10 @@ describe("drain on SIGTERM (a.4)", () => {
     }
     const lastRequestAt = Date.now();
     expect((await waitForDrain).status).toBe(200);
-    expect(Date.now() - lastRequestAt).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - lastRequestAt).toBeGreaterThanOrEqual(1200);
     expect((await inFlight).status).toBe(200);
     expect(await child.exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
   it("keeps an upgraded connection working through the drain, then exits once it closes", async () => {

@@ -42,7 +42,8 @@ describe("breaker (containerConcurrency 1: 1 running + 10 waiting)", () => {
     const qp = await startInProcess(backend.port, { CONTAINER_CONCURRENCY: "1" });
     try {
       const before = backend.seen.length;
-      const first = slow(`${qp.url}/order?sleep=200&i=first`);
+      // Long enough for six more requests to queue behind it on a loaded machine.
+      const first = slow(`${qp.url}/order?sleep=2000&i=first`);
       await until(() => backend.seen.length - before === 1);
       const rest: Promise<unknown>[] = [];
       for (let i = 0; i < 6; i++) {
