@@ -40,3 +40,10 @@ export function openGateWhenHeld(o: {
   count: number;
   maxWaitMs?: number;
 }): Promise<{ held: number; waitedMs: number }>;
+/** Resets or timeouts, pod-breaker 503s, 503s without Retry-After and other statuses of a burst. */
+export function burstLosses(results: BurstResult[]): {
+  errors: number;
+  podQueueFull: number;
+  bare503: number;
+  otherStatuses: number[];
+};

@@ -115,3 +115,19 @@ export async function openGateWhenHeld({ file, held, count, maxWaitMs = 15_000 }
   writeFileSync(file, "open\n");
   return { held: n, waitedMs: Math.round(performance.now() - t0) };
 }
+
+/**
+ * What the overload tests promise never happens, counted: resets or timeouts, a pod's own breaker refusing
+ * (its queue-full 503), a 503 without Retry-After, and any status other than 200 or 503. All zero (and an
+ * empty list) is the promise kept.
+ * @param {import("./overload.d.ts").BurstResult[]} results
+ */
+export function burstLosses(results) {
+  const t = tallyBurst(results);
+  return {
+    errors: t.errors,
+    podQueueFull: t.podQueueFull,
+    bare503: t.bare503,
+    otherStatuses: results.filter((r) => r.status !== 200 && r.status !== 503).map((r) => r.status),
+  };
+}
