@@ -131,6 +131,8 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(replicas()).toBe(0);
+      // The API holds 0 as soon as it accepted the PATCH; the status records it once the answer is read.
+      await waitFor(() => service.status(rev)?.desiredScale === 0, "the status after the scale-down");
       expect(service.status(rev)).toMatchObject({ desiredScale: 0, scaleError: null });
     } finally {
       await service.stop();

@@ -21,7 +21,10 @@ describe("breaker (containerConcurrency 1: 1 running + 10 waiting)", () => {
     const qp = await startInProcess(backend.port, { CONTAINER_CONCURRENCY: "1" });
     try {
       const before = backend.seen.length;
-      const held = Array.from({ length: 11 }, (_, i) => slow(`${qp.url}/held?sleep=100&i=${i}`));
+      // The first holds the one slot long enough for the other ten to queue on a loaded machine.
+      const held = Array.from({ length: 11 }, (_, i) =>
+        slow(`${qp.url}/held?sleep=${i === 0 ? 2000 : 50}&i=${i}`),
+      );
       await until(() => backend.seen.length - before === 1);
       // Let the other 10 reach the breaker's queue.
       await until(async () => {
