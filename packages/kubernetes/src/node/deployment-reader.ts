@@ -1,7 +1,6 @@
-import { AppsV1Api, type KubeConfig, type V1Deployment } from "@kubernetes/client-node";
-import type { Clock } from "@thaw/clock";
-import { Informer } from "./informer.js";
-import type { Logger } from "./logger.js";
+import { AppsV1Api, type V1Deployment } from "@kubernetes/client-node";
+import type { Informer } from "./informer.js";
+import { type NamedObjectOptions, namedObjectInformer } from "./named-object-informer.js";
 
 /** What Thaw reads of a Deployment. */
 export interface DeploymentView {
@@ -18,15 +17,7 @@ export interface DeploymentView {
 }
 
 /** Options of {@link DeploymentReader}. */
-export interface DeploymentReaderOptions {
-  kubeConfig: KubeConfig;
-  namespace: string;
-  name: string;
-  clock: Clock;
-  random: () => number;
-  logger?: Logger;
-  timeoutSeconds?: number;
-  backoffInitialMs?: number;
+export interface DeploymentReaderOptions extends NamedObjectOptions {
   /** Called on every change of the Deployment (undefined = it does not exist). */
   onChange: (d: DeploymentView | undefined) => void;
 }
@@ -38,26 +29,20 @@ export class DeploymentReader {
 
   constructor(o: DeploymentReaderOptions) {
     const api = o.kubeConfig.makeApiClient(AppsV1Api);
-    const fieldSelector = `metadata.name=${o.name}`;
-    this.#informer = new Informer<V1Deployment>({
-      kubeConfig: o.kubeConfig,
-      clock: o.clock,
-      random: o.random,
-      ...(o.logger ? { logger: o.logger } : {}),
-      ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
-      ...(o.backoffInitialMs ? { backoff: { initialMs: o.backoffInitialMs } } : {}),
-      path: `/apis/apps/v1/namespaces/${o.namespace}/deployments`,
-      selectors: { fieldSelector },
-      list: async () => {
-        const l = await api.listNamespacedDeployment({ namespace: o.namespace, fieldSelector });
-        return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
+    this.#informer = namedObjectInformer<V1Deployment>(
+      o,
+      {
+        path: `/apis/apps/v1/namespaces/${o.namespace}/deployments`,
+        list: async (fieldSelector) => {
+          const l = await api.listNamespacedDeployment({ namespace: o.namespace, fieldSelector });
+          return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
+        },
       },
-      onChange: (objects) => {
-        const d = [...objects.values()][0];
+      (d) => {
         this.#view = d ? viewOf(d, o.namespace) : undefined;
         o.onChange(this.#view);
       },
-    });
+    );
   }
 
   /** The Deployment as last seen. */
