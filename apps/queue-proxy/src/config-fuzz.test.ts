@@ -5,25 +5,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { KNATIVE_ENV } from "../test/helpers.js";
 import { parseConfig } from "./config.js";
 
 // Generous: on a loaded 2-core machine a few thousand runs take seconds.
 const SLOW = 60_000;
 
-const good: Record<string, string> = {
-  CONTAINER_CONCURRENCY: "10",
-  QUEUE_SERVING_PORT: "8012",
-  QUEUE_SERVING_TLS_PORT: "8112",
-  USER_PORT: "8080",
-  REVISION_TIMEOUT_SECONDS: "300",
-  SERVING_LOGGING_CONFIG: "",
-  SERVING_LOGGING_LEVEL: "",
-  SERVING_NAMESPACE: "default",
-  SERVING_CONFIGURATION: "c",
-  SERVING_REVISION: "r",
-  SERVING_POD: "p",
-  SERVING_POD_IP: "",
-};
+const good = KNATIVE_ENV;
 const names = [
   ...Object.keys(good),
   "REVISION_RESPONSE_START_TIMEOUT_SECONDS",

@@ -1,22 +1,10 @@
 import tls from "node:tls";
 import { describe, expect, it } from "vitest";
+import { KNATIVE_ENV } from "../test/helpers.js";
 import { DEFAULT_CERTS_DIR, formatIssues, parseConfig } from "./config.js";
 import { GO_CIPHER_SUITES, GO_CURVES } from "./tls-settings.js";
 
-const good: Record<string, string> = {
-  CONTAINER_CONCURRENCY: "10",
-  QUEUE_SERVING_PORT: "8012",
-  QUEUE_SERVING_TLS_PORT: "8112",
-  USER_PORT: "8080",
-  REVISION_TIMEOUT_SECONDS: "300",
-  SERVING_LOGGING_CONFIG: "",
-  SERVING_LOGGING_LEVEL: "",
-  SERVING_NAMESPACE: "default",
-  SERVING_CONFIGURATION: "c",
-  SERVING_REVISION: "r",
-  SERVING_POD: "p",
-  SERVING_POD_IP: "",
-};
+const good = KNATIVE_ENV;
 
 describe("parseConfig", () => {
   it("reads Knative's variables and Thaw's defaults", () => {

@@ -11,6 +11,22 @@ import { type RunningQueueProxy, startQueueProxy } from "../src/queue-proxy.js";
 /** The built bin, run as a child process where process behaviour (exit codes, signals) matters. */
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
+/** Every variable Knative's reconciler gives a queue-proxy, with valid values (the config parser's tests). */
+export const KNATIVE_ENV: Readonly<Record<string, string>> = {
+  CONTAINER_CONCURRENCY: "10",
+  QUEUE_SERVING_PORT: "8012",
+  QUEUE_SERVING_TLS_PORT: "8112",
+  USER_PORT: "8080",
+  REVISION_TIMEOUT_SECONDS: "300",
+  SERVING_LOGGING_CONFIG: "",
+  SERVING_LOGGING_LEVEL: "",
+  SERVING_NAMESPACE: "default",
+  SERVING_CONFIGURATION: "c",
+  SERVING_REVISION: "r",
+  SERVING_POD: "p",
+  SERVING_POD_IP: "",
+};
+
 /** Knative's required variables with harmless values, plus free ports for everything. */
 export function baseEnv(userPort: number, extra: Record<string, string> = {}): Record<string, string> {
   return {
