@@ -1,7 +1,7 @@
 import { type Forwarder, prepareBody } from "@thaw/activator";
 import type { RevisionStatus } from "@thaw/autoscaler-service";
 import type { IngressHook } from "@thaw/ingress-hook";
-import { type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
+import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
 import {
   AddressRanges,
   Header,
@@ -94,9 +94,10 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     // An edge gateway in front cannot keep the client's Host (Workers set Host from the URL): it sends it as
     // X-Forwarded-Host with the stack's token in X-Thaw-Route-Token, and only then is that host routed on.
     const forwardedHost = raw.get("x-forwarded-host");
-    const edge = token && forwardedHost && tokenMatches(raw.get("x-thaw-route-token") ?? "", token);
+    const edgeHost =
+      token && forwardedHost && tokenMatches(raw.get(ROUTE_TOKEN_HEADER) ?? "", token) ? forwardedHost : null;
     const headers = clientHeaders(raw, peerOf(c.env), trusted);
-    if (edge && forwardedHost) headers.set("host", forwardedHost);
+    if (edgeHost) headers.set("host", edgeHost);
     c.req.raw = new Request(c.req.raw, { headers });
     await next();
   });

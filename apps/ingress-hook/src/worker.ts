@@ -10,6 +10,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
 import { IngressHook } from "./decision/hook.js";
+import { ROUTE_TOKEN_HEADER } from "./decision/internal-headers.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
@@ -126,7 +127,7 @@ app.all("*", async (c) => {
   const headers = new Headers(req.headers);
   headers.set("x-forwarded-host", req.headers.get("host") ?? u.host);
   headers.set("x-forwarded-proto", u.protocol.replace(":", ""));
-  if (gate.originToken) headers.set("x-thaw-route-token", gate.originToken);
+  if (gate.originToken) headers.set(ROUTE_TOKEN_HEADER, gate.originToken);
   const target = new URL(u.pathname + u.search, gate.origin);
   const rev = c.var.thaw.revision;
   gate.load.requestIn(rev, Date.now());
