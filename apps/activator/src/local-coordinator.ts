@@ -72,6 +72,11 @@ export class LocalCoordinator implements Coordinator {
     return g;
   }
 
+  /** Requests of `key` waiting for a pod with room now (0 when the revision has no gate yet): the page's queue depth. */
+  queueDepth(key: RevisionKey): number {
+    return this.#gates.get(idOf(key))?.rt.waiting ?? 0;
+  }
+
   /**
    * The activator replicas now (their IPs) and this one's: each revision's capacity and pods are split
    * among them (Knative's subsetting, d.2). Unknown self (not in the list) = this one takes everything.

@@ -4,6 +4,27 @@
  * Kubernetes, webhook) makes the replicas real; scale events and revision status go out to subscribers.
  */
 export { bearerOk } from "./auth.js";
+export { type Asset, dashboardAsset } from "./dashboard/assets.js";
+export {
+  type DashboardEvent,
+  DashboardFeed,
+  type DashboardFeedOptions,
+  type FeedSource,
+  type RevisionSample,
+  type Sample,
+} from "./dashboard/feed.js";
+export { logDashboardRecords } from "./dashboard/log.js";
+export { dashboardPage } from "./dashboard/page.js";
+export { type DashboardRoutesOptions, dashboardRoutes } from "./dashboard/routes.js";
+export {
+  pageAuthorized,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  signInPage,
+  unauthorizedJson,
+} from "./dashboard/session.js";
+export { dashboardStream } from "./dashboard/stream.js";
 export {
   type AutoscalerEvent,
   type ColdStartEvent,
@@ -12,7 +33,7 @@ export {
   type ScaleEvent,
   type StatusEvent,
 } from "./events.js";
-export { jsonLogger, type Logger, silentLogger } from "./logger.js";
+export { jsonLogger, type Logger, pinoLogger, silentLogger } from "./logger.js";
 export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";

@@ -13,6 +13,8 @@ import { annotationOverrides, withOverrides } from "@thaw/kubernetes";
 import { kubeConfigFor, LeaderElector } from "@thaw/kubernetes/node";
 import { checkScaleSecret } from "@thaw/protocol";
 import { parseProbe } from "@thaw/readiness";
+import { DashboardFeed } from "./dashboard/feed.js";
+import { logDashboardRecords } from "./dashboard/log.js";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
 import { SCALE_WEBHOOK_SECRET_ENV } from "./scale-receiver.js";
@@ -166,6 +168,9 @@ async function main(argv: string[]): Promise<number> {
     service.addRevision(rev, policy.value);
   }
   const token = process.env.THAW_AUTOSCALER_TOKEN || cfg.token;
+  // The dashboard: this process sees no held request or first byte, so its cold starts come from its own
+  // events (queued, scale decision, first ready) and its queue depth is unknown.
+  const dashboard = new DashboardFeed({ source: service, clock: systemClock, coldStartsFromService: true });
   const i = listen.lastIndexOf(":");
   const server = await startAutoscalerServer({
     service,
@@ -176,10 +181,11 @@ async function main(argv: string[]): Promise<number> {
     // THAW_AUTOSCALER_TOKEN (a Secret in a cluster) keeps the token out of the ConfigMap that holds the config.
     ...(token ? { token } : {}),
     ...(secret ? { scaleWebhookSecret: secret } : {}),
+    dashboard,
   });
-  service.on((e) => {
-    if (e.type !== "status") jsonLogger.info(e.type, { ...e });
-  });
+  // One JSON line per scale event and per cold start, with the fields the page shows.
+  logDashboardRecords(dashboard, jsonLogger);
+  dashboard.start();
   service.start();
   elector?.start();
   jsonLogger.info("thaw-autoscaler listening", { url: server.url, services: cfg.services.length });
@@ -187,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
     const stop = () => {
       void (async () => {
         await service.stop();
+        dashboard.stop();
         // Released on the way out, so a follower takes over at its next retry, not after the lease.
         await elector?.stop();
         await server.close();

@@ -3,6 +3,8 @@ import { serve } from "@hono/node-server";
 import type { Clock } from "@thaw/clock";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
+import type { DashboardFeed } from "./dashboard/feed.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
 import type { Logger } from "./logger.js";
 import { scaleReceiver } from "./scale-receiver.js";
 import type { AutoscalerService } from "./service.js";
@@ -20,6 +22,8 @@ export interface AutoscalerServerOptions {
   /** Shared secret of the scale webhook; set, `POST /v1/scale` accepts signed requests (CONTRACTS.md). */
   scaleWebhookSecret?: string;
   logger?: Logger;
+  /** Set, the `/_thaw/` dashboard and its SSE stream are served from this feed (token as for the API). */
+  dashboard?: DashboardFeed;
 }
 
 /** A listening autoscaler: stats in (websocket and POST), events and status out. */
@@ -35,7 +39,8 @@ export interface AutoscalerServer {
 /**
  * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), `GET /v1/scale-events` (SSE)
  * and `GET /v1/revisions` (JSON status), `POST /v1/scale` (the signed scale webhook; its signature is its
- * authentication, so it takes no bearer token), kubelet probes answered 200.
+ * authentication, so it takes no bearer token), kubelet probes answered 200, and with `dashboard` the
+ * `/_thaw/` page with `/_thaw/api/stream` (the same routes as thaw up's gateway).
  */
 export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port">): Hono {
   const app = statRoutes({
@@ -59,6 +64,14 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
   app.get("/v1/revisions", (c) => c.json(opts.service.revisions()));
   const receive = scaleReceiver(opts.service, opts.scaleWebhookSecret, opts.clock);
   app.post("/v1/scale", (c) => receive(c.req.raw));
+  if (opts.dashboard) {
+    dashboardRoutes(app, {
+      feed: opts.dashboard,
+      revisions: () => opts.service.revisions(),
+      clock: opts.clock,
+      ...(opts.token ? { token: opts.token } : {}),
+    });
+  }
   return app;
 }
 

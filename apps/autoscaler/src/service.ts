@@ -203,6 +203,11 @@ export class AutoscalerService {
     return r ? this.#statusOf(r) : undefined;
   }
 
+  /** The decider's target per pod for a revision (the page charts load against it). */
+  targetOf(rev: RevisionKey): number | undefined {
+    return this.#revs.get(keyOf(rev))?.policy.decider.targetValue;
+  }
+
   /** Starts the scrape (1 s) and decider (2 s) loops. */
   start(): void {
     if (this.#running) return;

@@ -1,14 +1,36 @@
-import type { AutoscalerEvent } from "@thaw/autoscaler-service";
+import type { DashboardEvent } from "@thaw/autoscaler-service";
+import type { ColdStartPhase } from "@thaw/protocol";
 
-/** One line for people per scale or cold-start event; status changes print nothing (the page shows them). */
-export function formatEvent(e: AutoscalerEvent): string | undefined {
-  const time = new Date(e.at).toISOString().slice(11, 23);
-  switch (e.type) {
-    case "scale":
-      return `${time}  ${e.namespace}/${e.name}  ${e.from} -> ${e.to}  ${e.reason}`;
-    case "cold-start":
-      return `${time}  ${e.namespace}/${e.name}  first pod ready: cold start ${e.coldStartMs} ms`;
-    case "status":
-      return undefined;
+/** How the terminal names each cold-start phase (the page uses the same words). */
+const PHASE_NAMES: Record<ColdStartPhase, string> = {
+  queued: "queued",
+  scaleDecision: "scale decision",
+  podStarted: "pod process started",
+  firstReady: "first ready probe",
+  firstByte: "first byte",
+};
+
+/** The `--log-format` values of `thaw up`. */
+export const LOG_FORMATS = ["text", "json"] as const;
+
+/** One readable line per scale event or cold start (what `thaw up` prints); samples print nothing. */
+export function formatRecord(e: DashboardEvent): string | undefined {
+  if (e.type === "scale") {
+    const r = e.data;
+    return `${clock(r.t)}  ${r.namespace}/${r.revision}  ${r.from} -> ${r.to}  ${r.reason}`;
   }
+  if (e.type === "coldstart") {
+    const r = e.data;
+    const end = r.phases[r.phases.length - 1]?.at ?? r.startedAt;
+    const steps = r.phases
+      .filter((p) => p.phase !== "queued")
+      .map((p) => `${PHASE_NAMES[p.phase]} +${p.ms}`)
+      .join(", ");
+    return `${clock(end)}  ${r.namespace}/${r.revision}  cold start ${r.totalMs} ms (${steps} ms)`;
+  }
+  return undefined;
+}
+
+function clock(t: number): string {
+  return new Date(t).toISOString().slice(11, 23);
 }

@@ -1,19 +1,17 @@
 import { type Forwarder, prepareBody } from "@thaw/activator";
-import type { RevisionStatus } from "@thaw/autoscaler-service";
+import {
+  DashboardFeed,
+  dashboardRoutes,
+  type RevisionStatus,
+  unauthorizedJson,
+} from "@thaw/autoscaler-service";
+import { type Clock, systemClock } from "@thaw/clock";
 import type { IngressHook } from "@thaw/ingress-hook";
 import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
-import {
-  AddressRanges,
-  Header,
-  REVISION_HEADERS,
-  type RevisionId,
-  tokenAllows,
-  tokenMatches,
-} from "@thaw/protocol";
+import { AddressRanges, Header, REVISION_HEADERS, type RevisionId, tokenMatches } from "@thaw/protocol";
 import { Hono } from "hono";
-import { authorized, sessionCookie, signInPage, unauthorizedJson } from "./auth.js";
+import { authorized } from "./auth.js";
 import { clientHeaders, peerOf } from "./client-headers.js";
-import { statusPage } from "./status-page.js";
 import { toPod } from "./to-pod.js";
 
 /** Where the hook says a request goes when the activator must carry it (proxy mode). */
@@ -31,6 +29,10 @@ export interface GatewayDeps {
   forward: Forwarder;
   /** Revision status for the API and page, and each revision's mode. */
   revisions(): RevisionStatus[];
+  /** What the `/_thaw/` dashboard and its SSE stream show (default: a feed with no samples or events). */
+  feed?: DashboardFeed;
+  /** Keeps the dashboard stream's pings (default the system clock). */
+  clock?: Clock;
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
   /** `POST /v1/scale`: the signed scale webhook receiver (CONTRACTS.md). */
@@ -44,7 +46,8 @@ export interface GatewayDeps {
 }
 
 /**
- * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/auth/*`
+ * The one port of `thaw up`: `/_thaw/` (the dashboard, its SSE stream `/_thaw/api/stream` and
+ * `/_thaw/api/revisions`, contract 4), `/_thaw/auth/*`
  * (the hook as a forward-auth service), the activator API (`POST /v1/activate`, `GET /v1/watch`,
  * `GET /v1/status`), all behind the token when one is set; everything else through the ingress hook:
  * warm revisions in serve mode go straight to a pod, the rest through the activator.
@@ -53,23 +56,19 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
   const { token } = deps;
   const trusted = deps.trustedProxies ?? new AddressRanges();
   const app = new Hono<{ Variables: ThawIngressVariables }>();
-  app.get("/_thaw", (c) => c.redirect("/_thaw/"));
-  app.get("/_thaw/", (c) =>
-    authorized(c.req.raw, token, { cookie: true }) ? c.html(statusPage()) : signInPage(false),
-  );
-  app.post("/_thaw/login", async (c) => {
-    const form = await c.req.formData().catch(() => undefined);
-    const given = form?.get("token");
-    if (!token) return c.redirect("/_thaw/", 303);
-    if (typeof given !== "string" || !tokenAllows(token, given)) return signInPage(true);
-    return new Response(null, {
-      status: 303,
-      headers: { location: "/_thaw/", "set-cookie": sessionCookie(token) },
+  const clock = deps.clock ?? systemClock;
+  const feed =
+    deps.feed ??
+    new DashboardFeed({
+      source: { on: () => () => {}, revisions: deps.revisions, targetOf: () => undefined },
+      clock,
     });
+  dashboardRoutes(app, {
+    feed,
+    revisions: deps.revisions,
+    clock,
+    ...(token ? { token } : {}),
   });
-  app.get("/_thaw/api/revisions", (c) =>
-    authorized(c.req.raw, token, { cookie: true }) ? c.json(deps.revisions()) : unauthorizedJson(),
-  );
   app.all("/_thaw/auth/*", (c) => {
     if (!authorized(c.req.raw, token, { query: true })) return unauthorizedJson();
     const url = new URL(c.req.url);

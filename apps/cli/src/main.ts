@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-/** `thaw`: `thaw up [--config file] [--verbose]`, `thaw validate <file>` and `thaw k8s render`. */
+/** `thaw`: `thaw up [--config file] [--verbose] [--log-format text|json]`, `thaw validate <file>` and `thaw k8s render`. */
+import { LOG_FORMATS } from "./format.js";
 import { K8S_USAGE, k8sRenderCommand } from "./k8s/command.js";
 import { upCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
 const USAGE = `usage:
-  thaw up [--config thaw.config.yaml] [--verbose]   run the whole stack on this machine
+  thaw up [--config thaw.config.yaml] [--verbose] [--log-format text|json]   run the whole stack on this machine
   thaw validate <thaw.config.yaml>                  check a config, print every issue
   thaw k8s render [--config thaw.config.yaml] [--out dir]   Kubernetes manifests (kustomize) for the config
 ${K8S_USAGE.split("\n").slice(1).join("\n")}`;
@@ -36,17 +37,27 @@ async function main(argv: string[]): Promise<number> {
   if (command === "up") {
     let config = "thaw.config.yaml";
     let verbose = false;
+    let logFormat: (typeof LOG_FORMATS)[number] = "text";
     for (let i = 0; i < rest.length; i++) {
       const a = rest[i] as string;
       if (a === "--config" || a === "-c") config = rest[++i] ?? config;
       else if (a.startsWith("--config=")) config = a.slice("--config=".length);
       else if (a === "--verbose" || a === "-v") verbose = true;
-      else {
+      else if (a === "--log-format" || a.startsWith("--log-format=")) {
+        const v = a === "--log-format" ? rest[++i] : a.slice("--log-format=".length);
+        if (!LOG_FORMATS.includes(v as never)) {
+          process.stderr.write(
+            `thaw up: --log-format must be one of ${LOG_FORMATS.join(", ")}, got ${JSON.stringify(v ?? "")}\n`,
+          );
+          return 2;
+        }
+        logFormat = v as typeof logFormat;
+      } else {
         process.stderr.write(`thaw up: unknown argument ${a}\n${USAGE}\n`);
         return 2;
       }
     }
-    return upCommand({ config, verbose });
+    return upCommand({ config, verbose, logFormat });
   }
   process.stderr.write(`${USAGE}\n`);
   return command === "--help" || command === "-h" ? 0 : 2;

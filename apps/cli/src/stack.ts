@@ -13,6 +13,7 @@ import {
 import {
   type AutoscalerEvent,
   AutoscalerService,
+  DashboardFeed,
   keyOf,
   LocalScaler,
   type LocalScalerOptions,
@@ -23,7 +24,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
-import { AddressRanges } from "@thaw/protocol";
+import { AddressRanges, ColdStartRecorder, Header } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
@@ -56,6 +57,8 @@ export interface Stack {
   url: string;
   service: AutoscalerService;
   scaler: LocalScaler;
+  /** The dashboard's samples, scale events and cold-start records (also what `thaw up` logs). */
+  feed: DashboardFeed;
   /** Requests accepted by the gateway and not answered yet. */
   readonly inflight: number;
   /**
@@ -142,6 +145,8 @@ export async function startStack(
   };
   // Queue probes on short-lived connections (kubelet's probes use none at all), so a draining pod is not
   // held open by an idle probe socket.
+  const recording = coldStartRecording(service, scaler, clock, local, (rev) => coordinator.queueDepth(rev));
+  const { recorder, feed } = recording;
   const probeAgent = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
   const coordinator = new LocalCoordinator({
     endpoints,
@@ -151,7 +156,13 @@ export async function startStack(
         ...(init as object),
         dispatcher: probeAgent,
       }) as unknown as Promise<Response>,
-    scaler: { poke: (key) => void service.poke(key) },
+    // The gate pokes when a request finds the revision without a ready pod: the cold start's "queued".
+    scaler: {
+      poke: (key) => {
+        recorder.mark(key.namespace, key.name, "queued", clock.now());
+        void service.poke(key);
+      },
+    },
     logger,
   });
   const pool = podForwarders();
@@ -196,7 +207,7 @@ export async function startStack(
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();
-  const feed = (rev: RevisionKey) => {
+  const feedHook = (rev: RevisionKey) => {
     const status = service.status(rev);
     hook.cache.applyEvent(
       { ...rev, endpoints: ready.get(keyOf(rev)) ?? [], mode: status?.mode ?? "proxy" },
@@ -205,11 +216,12 @@ export async function startStack(
     );
   };
   const offEndpoints = coordinator.onEndpoints((key, eps) => {
+    if (eps.length > 0) recorder.mark(key.namespace, key.name, "firstReady", clock.now());
     ready.set(keyOf(key), eps);
-    feed(key);
+    feedHook(key);
   });
   const offStatus = service.on((e) => {
-    if (e.type === "status") feed(e.status);
+    if (e.type === "status") feedHook(e.status);
   });
   // Gates exist from the first request on; create them now so readiness is tracked from the start.
   for (const { service: s } of local) {
@@ -223,7 +235,23 @@ export async function startStack(
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
   const gateway = createGateway({
     hook,
-    activator,
+    activator: {
+      // The first answer of a request held through a cold start is the cold start's "first byte"; the
+      // activator marks such answers with Server-Timing.
+      fetch: async (req) => {
+        const res = await activator.fetch(req);
+        const ns = req.headers.get(Header.namespace);
+        const name = req.headers.get(Header.revision);
+        if (ns && name && res.headers.has("server-timing") && recorder.isOpen(ns, name)) {
+          recorder.mark(ns, name, "firstByte", clock.now());
+          const record = recorder.finish(ns, name);
+          if (record) feed.coldStart(record);
+        }
+        return res;
+      },
+    },
+    feed,
+    clock,
     forward: pool.forward,
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
@@ -233,6 +261,7 @@ export async function startStack(
     bodyBufferCap: (rev) => directory.lookup(rev)?.bodyBufferCap ?? 1024 * 1024,
   });
   service.start();
+  feed.start();
 
   const { host, port } = hostPort(opts.listen ?? config.listen);
   const listener = getRequestListener(gateway.fetch);
@@ -283,6 +312,8 @@ export async function startStack(
       clearInterval(idle);
       // 3. Stop deciding, then drain and stop every pod.
       await service.stop();
+      feed.stop();
+      recording.off();
       offStatus();
       offEndpoints();
       for (const off of offPools) off();
@@ -301,9 +332,46 @@ export async function startStack(
     url: `http://${host}:${bound}`,
     service,
     scaler,
+    feed,
     get inflight() {
       return inflight;
     },
     close,
+  };
+}
+
+/**
+ * The cold-start recorder and the dashboard feed of `thaw up`: scale decisions and pod starts are marked
+ * here; queued, first ready probe and first byte where the activator and gateway see them.
+ */
+function coldStartRecording(
+  service: AutoscalerService,
+  scaler: LocalScaler,
+  clock: Clock,
+  local: readonly ResolvedService[],
+  queueDepth: (rev: RevisionKey) => number,
+): { recorder: ColdStartRecorder; feed: DashboardFeed; off: () => void } {
+  const recorder = new ColdStartRecorder();
+  const offs = [
+    service.on((e) => {
+      if (e.type !== "scale") return;
+      if (e.from === 0 && e.to > 0) recorder.mark(e.namespace, e.name, "scaleDecision", e.at);
+      // Back to zero before any answer (the requests gave up): that cold start will not finish.
+      if (e.to === 0) recorder.abandon(e.namespace, e.name);
+    }),
+    ...local.map(({ service: s }) =>
+      scaler.subscribe({ namespace: s.namespace, name: s.name }, (pods) => {
+        if (pods.length === 0) return;
+        recorder.mark(s.namespace, s.name, "podStarted", Math.min(...pods.map((p) => p.startedAt)));
+      }),
+    ),
+  ];
+  const feed = new DashboardFeed({ source: service, clock, queueDepth });
+  return {
+    recorder,
+    feed,
+    off: () => {
+      for (const off of offs) off();
+    },
   };
 }

@@ -1,8 +1,8 @@
 import { dirname, resolve } from "node:path";
-import { type AutoscalerEvent, SCALE_WEBHOOK_SECRET_ENV } from "@thaw/autoscaler-service";
-import { formatIssues } from "@thaw/config";
+import { logDashboardRecords, pinoLogger, SCALE_WEBHOOK_SECRET_ENV } from "@thaw/autoscaler-service";
+import { formatIssues, type ThawConfig } from "@thaw/config";
 import { checkScaleSecret } from "@thaw/protocol";
-import { formatEvent } from "./format.js";
+import { formatRecord } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
 
@@ -11,6 +11,8 @@ export interface UpOptions {
   config: string;
   /** Print pod output too. */
   verbose?: boolean;
+  /** `text` (default): readable lines; `json`: one pino JSON line per scale event and cold start. */
+  logFormat?: "text" | "json";
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
@@ -38,10 +40,6 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     stack = await startStack(loaded.config, loaded.services, {
       baseDir: dirname(resolve(opts.config)),
       ...(secret ? { scaleWebhookSecret: secret } : {}),
-      onEvent: (e: AutoscalerEvent) => {
-        const line = formatEvent(e);
-        if (line) out(line);
-      },
       ...(opts.verbose ? { onPodOutput: (_rev, pod, c, line) => err(`  [${pod} ${c}] ${line}`) } : {}),
     });
   } catch (e) {
@@ -49,22 +47,18 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     return 1;
   }
   const base = stack.url;
-  out(`thaw up: gateway on ${base}  (config ${opts.config})`);
-  out(`  status page   ${base}/_thaw/`);
-  out(`  status API    ${base}/_thaw/api/revisions`);
-  out(`  forward-auth  ${base}/_thaw/auth/{nginx,traefik,envoy}`);
-  if (secret) out(`  scale webhook ${base}/v1/scale  (signed with ${SCALE_WEBHOOK_SECRET_ENV})`);
-  if (loaded.config.token) {
-    out(
-      "  token         set: the page asks for it once; the API, forward-auth and /v1 need Authorization: Bearer",
-    );
+  // Both formats come from the dashboard's records, so the terminal, the logs and the page agree.
+  if (opts.logFormat === "json") {
+    const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });
+    logDashboardRecords(stack.feed, logger);
+    logger.info("thaw up listening", { url: base, dashboard: `${base}/_thaw/`, config: opts.config });
+  } else {
+    stack.feed.on((e) => {
+      const line = formatRecord(e);
+      if (line) out(line);
+    });
+    banner(out, base, opts.config, loaded.config, secret);
   }
-  for (const s of loaded.config.services) {
-    for (const host of s.hosts) {
-      out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);
-    }
-  }
-  out("Every service starts scaled to zero. Ctrl-C drains and stops everything.");
   return new Promise<number>((resolve) => {
     let signals = 0;
     const stop = (sig: NodeJS.Signals) => {
@@ -88,4 +82,30 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** The readable start-up lines: where everything is, and one curl per host. */
+function banner(
+  out: (line: string) => void,
+  base: string,
+  file: string,
+  config: ThawConfig,
+  secret: string | undefined,
+): void {
+  out(`thaw up: gateway on ${base}  (config ${file})`);
+  out(`  dashboard     ${base}/_thaw/  (live stream ${base}/_thaw/api/stream)`);
+  out(`  status API    ${base}/_thaw/api/revisions`);
+  out(`  forward-auth  ${base}/_thaw/auth/{nginx,traefik,envoy}`);
+  if (secret) out(`  scale webhook ${base}/v1/scale  (signed with ${SCALE_WEBHOOK_SECRET_ENV})`);
+  if (config.token) {
+    out(
+      "  token         set: the page asks for it once; the API, forward-auth and /v1 need Authorization: Bearer",
+    );
+  }
+  for (const s of config.services) {
+    for (const host of s.hosts) {
+      out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);
+    }
+  }
+  out("Every service starts scaled to zero. Ctrl-C drains and stops everything.");
 }

@@ -7,6 +7,7 @@ export * from "./activator-probe.js";
 export * from "./address-range.js";
 export * from "./capped-read.js";
 export * from "./classify.js";
+export * from "./cold-start-record.js";
 export * from "./drainer.js";
 export * from "./error-code.js";
 export * from "./event-stream.js";

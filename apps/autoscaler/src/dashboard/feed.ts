@@ -1,0 +1,193 @@
+import type { Clock, TimerHandle } from "@thaw/clock";
+import type { ColdStartPhaseMark, ColdStartRecord, ScaleRecord } from "@thaw/protocol";
+import { type AutoscalerEvent, EventHub, type RevisionStatus } from "../events.js";
+import type { RevisionKey } from "../revision.js";
+
+/** One revision's figures at one moment (docs/dashboard.md, event `sample`). */
+export interface RevisionSample {
+  namespace: string;
+  revision: string;
+  ready: number;
+  desired: number;
+  mode: "proxy" | "serve";
+  panic: boolean;
+  stableConcurrency: number;
+  panicConcurrency: number;
+  /** The decider's target concurrency per pod. */
+  target: number | null;
+  excessBurstCapacity: number;
+  /** Requests waiting for a pod with room; null where this process does not hold requests (thaw-autoscaler). */
+  queueDepth: number | null;
+  lastColdStartMs: number | null;
+  scaleError: string | null;
+}
+
+/** Every revision at one moment, epoch ms. */
+export interface Sample {
+  t: number;
+  revisions: RevisionSample[];
+}
+
+/** What `GET /_thaw/api/stream` sends, by SSE event name. */
+export type DashboardEvent =
+  | { type: "sample"; data: Sample }
+  | { type: "scale"; data: ScaleRecord }
+  | { type: "coldstart"; data: ColdStartRecord };
+
+/** What the feed reads from the autoscaler service. */
+export interface FeedSource {
+  on(listener: (e: AutoscalerEvent) => void): () => void;
+  revisions(): RevisionStatus[];
+  targetOf(rev: RevisionKey): number | undefined;
+}
+
+/** Options of {@link DashboardFeed}. */
+export interface DashboardFeedOptions {
+  source: FeedSource;
+  clock: Clock;
+  /** Requests held for a revision now (thaw up's activator); absent = unknown here. */
+  queueDepth?: (rev: RevisionKey) => number;
+  /**
+   * Build cold-start records from the service's own events (queued, scale decision, first ready): for
+   * thaw-autoscaler, which sees no pod process or first byte. thaw up passes full records to `coldStart`.
+   */
+  coldStartsFromService?: boolean;
+  /** Sample period (default 1 s). */
+  sampleMs?: number;
+  /** Samples kept for the replay (default 10 minutes' worth). */
+  windowMs?: number;
+  /** Scale events and cold starts kept for the replay (default 100 and 20). */
+  maxScaleEvents?: number;
+  maxColdStarts?: number;
+}
+
+/**
+ * The dashboard's data: a sample of every revision each second (a bounded ring of the last 10 minutes),
+ * the recent scale events with the decider's reason, and the recent cold starts with their phases. One
+ * feed per process; the page's SSE stream replays it on connect, then follows it live.
+ */
+export class DashboardFeed {
+  readonly #o: DashboardFeedOptions;
+  readonly #hub = new EventHub<DashboardEvent>();
+  readonly #samples: Sample[] = [];
+  readonly #scales: ScaleRecord[] = [];
+  readonly #coldStarts: ColdStartRecord[] = [];
+  /** thaw-autoscaler: the latest scale-up from zero per revision, for the cold start's scale decision. */
+  readonly #fromZero = new Map<string, number>();
+  #timer: TimerHandle | undefined;
+  #off: () => void = () => {};
+  #count = 0;
+
+  constructor(options: DashboardFeedOptions) {
+    this.#o = options;
+  }
+
+  /** Starts sampling and listening to the service. */
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#off = this.#o.source.on((e) => this.#onServiceEvent(e));
+    const loop = () => {
+      this.sampleNow();
+      this.#timer = this.#o.clock.setTimeout(loop, this.#o.sampleMs ?? 1000);
+    };
+    loop();
+  }
+
+  /** Stops sampling; listeners stay (a stream still open gets nothing more). */
+  stop(): void {
+    if (this.#timer !== undefined) this.#o.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#off();
+    this.#off = () => {};
+  }
+
+  /** Subscribes to new samples, scale events and cold starts; returns the unsubscribe. */
+  on(listener: (e: DashboardEvent) => void): () => void {
+    return this.#hub.on(listener);
+  }
+
+  /** What a client that connects now is sent first: the kept samples, then scale events, then cold starts. */
+  replay(): DashboardEvent[] {
+    return [
+      ...this.#samples.map((data) => ({ type: "sample" as const, data })),
+      ...this.#scales.map((data) => ({ type: "scale" as const, data })),
+      ...this.#coldStarts.map((data) => ({ type: "coldstart" as const, data })),
+    ];
+  }
+
+  /** Publishes a finished cold start (thaw up's recorder). */
+  coldStart(record: ColdStartRecord): void {
+    push(this.#coldStarts, record, this.#o.maxColdStarts ?? 20);
+    this.#hub.emit({ type: "coldstart", data: record });
+  }
+
+  /** Takes a sample of every revision now and publishes it. */
+  sampleNow(): Sample {
+    const { source, queueDepth } = this.#o;
+    const sample: Sample = {
+      t: this.#o.clock.now(),
+      revisions: source.revisions().map((s) => {
+        const rev = { namespace: s.namespace, name: s.name };
+        return {
+          namespace: s.namespace,
+          revision: s.name,
+          ready: s.readyPods,
+          desired: s.desiredScale,
+          mode: s.mode,
+          panic: s.panic,
+          stableConcurrency: s.stableConcurrency,
+          panicConcurrency: s.panicConcurrency,
+          target: source.targetOf(rev) ?? null,
+          excessBurstCapacity: s.excessBurstCapacity,
+          queueDepth: queueDepth ? queueDepth(rev) : null,
+          lastColdStartMs: s.lastColdStartMs,
+          scaleError: s.scaleError,
+        };
+      }),
+    };
+    const keep = Math.max(1, Math.ceil((this.#o.windowMs ?? 600_000) / (this.#o.sampleMs ?? 1000)));
+    push(this.#samples, sample, keep);
+    this.#hub.emit({ type: "sample", data: sample });
+    return sample;
+  }
+
+  #onServiceEvent(e: AutoscalerEvent): void {
+    if (e.type === "scale") {
+      const record: ScaleRecord = {
+        t: e.at,
+        namespace: e.namespace,
+        revision: e.name,
+        from: e.from,
+        to: e.to,
+        reason: e.reason,
+      };
+      if (e.from === 0 && e.to > 0) this.#fromZero.set(`${e.namespace}/${e.name}`, e.at);
+      push(this.#scales, record, this.#o.maxScaleEvents ?? 100);
+      this.#hub.emit({ type: "scale", data: record });
+    } else if (e.type === "cold-start" && this.#o.coldStartsFromService) {
+      const startedAt = e.at - e.coldStartMs;
+      const decided = this.#fromZero.get(`${e.namespace}/${e.name}`);
+      const phases: ColdStartPhaseMark[] = [{ phase: "queued", at: startedAt, ms: 0 }];
+      if (decided !== undefined && decided >= startedAt && decided <= e.at) {
+        phases.push({ phase: "scaleDecision", at: decided, ms: decided - startedAt });
+      }
+      const prev = phases[phases.length - 1]?.at ?? startedAt;
+      phases.push({ phase: "firstReady", at: e.at, ms: e.at - prev });
+      this.#count++;
+      this.coldStart({
+        namespace: e.namespace,
+        revision: e.name,
+        id: `${e.namespace}/${e.name}#${this.#count}`,
+        startedAt,
+        phases,
+        totalMs: e.coldStartMs,
+      });
+    }
+  }
+}
+
+/** Appends, dropping the oldest beyond `max` (a bounded ring). */
+function push<T>(list: T[], item: T, max: number): void {
+  list.push(item);
+  if (list.length > max) list.splice(0, list.length - max);
+}

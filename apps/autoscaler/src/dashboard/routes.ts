@@ -1,0 +1,56 @@
+import type { Clock } from "@thaw/clock";
+import { tokenAllows } from "@thaw/protocol";
+import type { Hono } from "hono";
+import type { RevisionStatus } from "../events.js";
+import { dashboardAsset } from "./assets.js";
+import type { DashboardFeed } from "./feed.js";
+import { dashboardPage } from "./page.js";
+import { pageAuthorized, sessionCookie, signInPage, unauthorizedJson } from "./session.js";
+import { dashboardStream } from "./stream.js";
+
+/** What {@link dashboardRoutes} serves from. */
+export interface DashboardRoutesOptions {
+  feed: DashboardFeed;
+  /** Contract 4's status list for `GET /_thaw/api/revisions`. */
+  revisions(): RevisionStatus[];
+  clock: Clock;
+  /** thaw.config.yaml `token`: set, every route but the sign-in needs it (bearer header or sign-in cookie). */
+  token?: string;
+}
+
+/**
+ * The dashboard on any Hono app (thaw up's gateway, thaw-autoscaler): `GET /_thaw/` (the page, or the
+ * sign-in form), `POST /_thaw/login` (token → HttpOnly cookie), `GET /_thaw/api/revisions`,
+ * `GET /_thaw/api/stream` (SSE) and `GET /_thaw/assets/*` (uPlot, served by us).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: mounts on apps with any Variables (the gateway's are the hook's).
+export function dashboardRoutes(app: Hono<any>, o: DashboardRoutesOptions): void {
+  const { token } = o;
+  app.get("/_thaw", (c) => c.redirect("/_thaw/"));
+  app.get("/_thaw/", (c) => (pageAuthorized(c.req.raw, token) ? c.html(dashboardPage()) : signInPage(false)));
+  app.post("/_thaw/login", async (c) => {
+    if (!token) return c.redirect("/_thaw/", 303);
+    const form = await c.req.formData().catch(() => undefined);
+    const given = form?.get("token");
+    if (typeof given !== "string" || !tokenAllows(token, given)) return signInPage(true);
+    return new Response(null, {
+      status: 303,
+      headers: { location: "/_thaw/", "set-cookie": sessionCookie(token) },
+    });
+  });
+  app.get("/_thaw/api/revisions", (c) =>
+    pageAuthorized(c.req.raw, token) ? c.json(o.revisions()) : unauthorizedJson(),
+  );
+  app.get("/_thaw/api/stream", (c) =>
+    pageAuthorized(c.req.raw, token)
+      ? dashboardStream(o.feed, o.clock, c.req.raw.signal)
+      : unauthorizedJson(),
+  );
+  app.get("/_thaw/assets/:name", (c) => {
+    // The assets are public code (uPlot); they still need the token so an unsigned visitor learns nothing.
+    if (!pageAuthorized(c.req.raw, token)) return unauthorizedJson();
+    const asset = dashboardAsset(c.req.param("name"));
+    if (!asset) return c.notFound();
+    return c.body(asset.body, 200, { "content-type": asset.type, "cache-control": "max-age=3600" });
+  });
+}
