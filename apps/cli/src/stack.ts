@@ -236,13 +236,13 @@ export async function startStack(
   const gateway = createGateway({
     hook,
     activator: {
-      // The first answer of a request held through a cold start is the cold start's "first byte"; the
-      // activator marks such answers with Server-Timing.
+      // The first answer from a pod after the cold start's first ready probe is its "first byte" (the
+      // held requests wait in the hook's activation or the activator, and all come through here).
       fetch: async (req) => {
         const res = await activator.fetch(req);
         const ns = req.headers.get(Header.namespace);
         const name = req.headers.get(Header.revision);
-        if (ns && name && res.headers.has("server-timing") && recorder.isOpen(ns, name)) {
+        if (ns && name && recorder.has(ns, name, "firstReady")) {
           recorder.mark(ns, name, "firstByte", clock.now());
           const record = recorder.finish(ns, name);
           if (record) feed.coldStart(record);

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { RevisionStatus } from "@thaw/autoscaler-service";
+import { DashboardFeed, type RevisionStatus } from "@thaw/autoscaler-service";
+import { systemClock } from "@thaw/clock";
 import type { IngressHook } from "@thaw/ingress-hook";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,7 +37,14 @@ const notUsed = { fetch: () => new Response("not used", { status: 500 }) };
 
 const TOKEN = "status-page-token-123456";
 
-describe("status page in real Chromium", () => {
+// A feed over a status the tests change by hand, sampled every 200 ms; no scale events, no target known.
+const feed = new DashboardFeed({
+  source: { on: () => () => {}, revisions: () => [{ ...status }], targetOf: () => undefined },
+  clock: systemClock,
+  sampleMs: 200,
+});
+
+describe("dashboard page in real Chromium, fed by a hand-made status", () => {
   let browser: Browser;
   let url = "";
   let securedUrl = "";
@@ -56,8 +64,10 @@ describe("status page in real Chromium", () => {
       );
     });
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
+    feed.start();
   });
   afterAll(async () => {
+    feed.stop();
     await browser?.close();
     server?.close();
     securedServer?.close();
@@ -67,13 +77,13 @@ describe("status page in real Chromium", () => {
     expect(Object.keys(list[0] ?? {}).sort()).toEqual(Object.keys(status).sort());
   });
 
-  it("shows each revision and follows its changes live", async () => {
+  it("shows each revision and follows its changes live (SSE samples)", async () => {
     const page = await browser.newPage();
     await page.goto(`${url}/_thaw/`);
     const row = page.locator('tr[data-revision="default/hello"]');
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain("proxy");
-    // The page polls: a change of the status shows up without a reload.
+    // The stream pushes a sample a tick: a change of the status shows up without a reload.
     Object.assign(status, { desiredScale: 2, readyPods: 2, mode: "serve", lastColdStartMs: 812 });
     await page.waitForFunction(
       `document.querySelector('tr[data-revision="default/hello"]')?.textContent?.includes("812 ms")`,
@@ -81,7 +91,8 @@ describe("status page in real Chromium", () => {
       { timeout: 10_000 },
     );
     const cells = await row.locator("td").allInnerTexts();
-    expect(cells).toEqual(["default/hello", "2", "2", "serve", "no", "0", "0", "-211", "812 ms"]);
+    // ready, desired, mode, panic, stable, panic conc., target (unknown), excess burst, queue (unknown).
+    expect(cells).toEqual(["default/hello", "2", "2", "serve", "no", "0", "0", "–", "-211", "–", "812 ms"]);
     await page.close();
   });
 
@@ -118,5 +129,6 @@ function gatewayWith(token: string | undefined) {
       throw new Error("not used");
     },
     revisions: () => [{ ...status }],
+    feed,
   });
 }

@@ -73,6 +73,11 @@ export class ColdStartRecorder {
     return this.#open.has(`${namespace}/${revision}`);
   }
 
+  /** True when the open cold start of this revision has `phase` already. */
+  has(namespace: string, revision: string, phase: ColdStartPhase): boolean {
+    return this.#open.get(`${namespace}/${revision}`)?.at[phase] !== undefined;
+  }
+
   /** Records that `phase` happened at `at` (epoch ms); phases other than `queued` need an open record. */
   mark(namespace: string, revision: string, phase: ColdStartPhase, at: number): void {
     const key = `${namespace}/${revision}`;

@@ -28,15 +28,16 @@ export const DASHBOARD_SCRIPT = `(function () {
   }
   function latest() { return state.samples.length ? state.samples[state.samples.length - 1] : null; }
 
-  /** [seconds[], concurrency[], desired[], ready[]] of the selected revision, uPlot's data layout. */
+  /** [seconds[], stable[], panic[], desired[], ready[]] of the selected revision (uPlot's data layout). */
   state.chartData = function () {
-    var xs = [], conc = [], desired = [], ready = [];
+    var xs = [], stable = [], panic = [], desired = [], ready = [];
     state.samples.forEach(function (s) {
       var r = s.revisions.find(function (x) { return keyOf(x) === state.selected; });
       if (!r) return;
-      xs.push(s.t / 1000); conc.push(r.panicConcurrency); desired.push(r.desired); ready.push(r.ready);
+      xs.push(s.t / 1000); stable.push(r.stableConcurrency); panic.push(r.panicConcurrency);
+      desired.push(r.desired); ready.push(r.ready);
     });
-    return [xs, conc, desired, ready];
+    return [xs, stable, panic, desired, ready];
   };
 
   function renderTable(s) {
@@ -85,7 +86,8 @@ export const DASHBOARD_SCRIPT = `(function () {
       scales: { x: { time: true } },
       series: [
         {},
-        { label: "concurrency", stroke: "#2747a0", width: 2 },
+        { label: "stable conc.", stroke: "#2747a0", width: 2 },
+        { label: "panic conc.", stroke: "#7a3fa0", width: 1 },
         { label: "desired", stroke: "#b35c00", width: 2, dash: [6, 4], paths: step },
         { label: "ready", stroke: "#1f6b35", width: 2, paths: step }
       ],

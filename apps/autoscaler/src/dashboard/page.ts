@@ -54,7 +54,7 @@ export function dashboardPage(): string {
 <body>
 <header>
   <h1>Thaw</h1>
-  <p class="sub">Revisions scaled by this process, live. <span id="conn" role="status" aria-live="polite">connecting…</span></p>
+  <p class="sub">Revisions scaled by this process. Stream: <span id="conn" role="status" aria-live="polite">connecting…</span></p>
 </header>
 <main>
 <section aria-labelledby="h-revisions">
@@ -80,7 +80,7 @@ export function dashboardPage(): string {
   <div class="layout">
     <div>
       <div id="chart" role="img" aria-label="chart of observed concurrency, desired and ready pods"></div>
-      <p id="chart-desc" class="muted">Observed concurrency (panic window), desired and ready pods, one sample a second.</p>
+      <p id="chart-desc" class="muted">Observed concurrency (stable and panic windows), desired and ready pods, one sample a second.</p>
     </div>
     <div>
       <h3 id="h-scale" class="muted" style="margin:0 0 .3rem;font-size:.95rem">Scale events</h3>

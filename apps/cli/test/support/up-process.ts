@@ -40,8 +40,8 @@ export class Up {
   proc: ChildProcess;
   out = "";
   url = "";
-  constructor(config: string, marker: string) {
-    this.proc = spawn(process.execPath, [bin, "up", "--config", config], {
+  constructor(config: string, marker: string, args: readonly string[] = []) {
+    this.proc = spawn(process.execPath, [bin, "up", "--config", config, ...args], {
       env: { ...process.env, THAW_E2E_MARKER: marker },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -49,8 +49,11 @@ export class Up {
     this.proc.stderr?.on("data", (d) => (this.out += d));
   }
   async ready(): Promise<string> {
-    await until(() => /gateway on (http:\/\/\S+)/.test(this.out), 20_000, "thaw up to listen");
-    this.url = /gateway on (http:\/\/\S+)/.exec(this.out)?.[1] as string;
+    // The text banner, or the JSON line of `--log-format json`.
+    const listening = /gateway on (http:\/\/\S+)|"url":"(http:\/\/[^"]+)"/;
+    await until(() => listening.test(this.out), 20_000, "thaw up to listen");
+    const m = listening.exec(this.out);
+    this.url = (m?.[1] ?? m?.[2]) as string;
     return this.url;
   }
   exited(): Promise<number | null> {
