@@ -80,12 +80,10 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const state = () => page.evaluate(() => (window as unknown as { thawDashboard: PageState }).thawDashboard);
-  const ready = () =>
-    page.evaluate(
-      () =>
-        (window as unknown as { thawDashboard: { chartData(): number[][] } }).thawDashboard.chartData()[4],
-    );
+  // Expressions as strings: this package's TypeScript has no DOM library.
+  const state = async () => (await page.evaluate("window.thawDashboard")) as PageState;
+  /** The chart's ready-pods series (uPlot data index 4). */
+  const ready = async () => (await page.evaluate("window.thawDashboard.chartData()[4]")) as number[];
 
   it("asks for the token, then follows the live stream", async () => {
     const first = await page.goto(`${up.url}/_thaw/`);
@@ -149,18 +147,14 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
     const seen: string[] = [];
     for (let i = 0; i < 12 && !(seen.includes("revision") && seen.includes("pause")); i++) {
       await page.keyboard.press("Tab");
-      seen.push(
-        await page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName ?? ""),
-      );
+      seen.push((await page.evaluate("document.activeElement ? document.activeElement.id : ''")) as string);
     }
     expect(seen).toContain("revision");
     expect(seen).toContain("pause");
     await page.focus("#pause");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Shift+Tab");
-    expect(
-      await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle),
-    ).not.toBe("none");
+    expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).not.toBe("none");
     await page.keyboard.press("Enter");
     expect(await page.getAttribute("#pause", "aria-pressed")).toBe("true");
     await page.keyboard.press("Enter");
@@ -170,10 +164,9 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
   it("at 390 px wide nothing overflows sideways", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(300);
-    const widths = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      client: document.documentElement.clientWidth,
-    }));
+    const widths = (await page.evaluate(
+      "({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })",
+    )) as { scroll: number; client: number };
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     await page.screenshot({ path: shot("dashboard-390.png"), fullPage: true });
   });
