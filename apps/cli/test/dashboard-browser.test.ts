@@ -191,6 +191,22 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
     const scales = lines.filter((l) => l.msg === "scale").map(({ level: _l, time: _t, msg: _m, ...f }) => f);
     expect(scales).toEqual(page.scales);
   });
+
+  it("GET /_thaw/metrics has thaw_cold_start_phase_seconds for each phase (token required)", async () => {
+    expect((await request(up.url, { path: "/_thaw/metrics" })).status).toBe(401);
+    const r = await request(up.url, {
+      path: "/_thaw/metrics",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(r.status).toBe(200);
+    for (const phase of PHASES.slice(1)) {
+      expect(r.body).toMatch(
+        new RegExp(
+          `thaw_cold_start_phase_seconds_count\\{namespace="default",revision="hello",phase="${phase}"\\} [1-9]`,
+        ),
+      );
+    }
+  });
 });
 
 function shot(name: string): string {

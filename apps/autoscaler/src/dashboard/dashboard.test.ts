@@ -184,6 +184,14 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     expect(record.totalMs).toBe(800);
     expect(record.phases.reduce((n, x) => n + x.ms, 0)).toBe(800);
     expect(seen).toContain("scale");
+    // The same record as a Prometheus histogram, by phase.
+    const app = autoscalerApp({ service, clock, dashboard: feed });
+    const text = await (await app.request("http://autoscaler/_thaw/metrics")).text();
+    const count = (phase: string) =>
+      new RegExp(
+        `thaw_cold_start_phase_seconds_count\\{namespace="default",revision="hello",phase="${phase}"\\} (\\d+)`,
+      ).exec(text)?.[1];
+    expect([count("scaleDecision"), count("firstReady"), count("queued")]).toEqual(["1", "1", undefined]);
     feed.stop();
     await service.stop();
   });
