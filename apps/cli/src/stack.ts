@@ -143,10 +143,11 @@ export async function startStack(
       return scaler.subscribe(key, (pods) => onChange(pods.map((p) => p.address)));
     },
   };
-  // Queue probes on short-lived connections (kubelet's probes use none at all), so a draining pod is not
-  // held open by an idle probe socket.
+  // The dashboard's data; its queue depth is the activator's (the coordinator exists before any sample).
   const recording = coldStartRecording(service, scaler, clock, local, (rev) => coordinator.queueDepth(rev));
   const { recorder, feed } = recording;
+  // Queue probes on short-lived connections (kubelet's probes use none at all), so a draining pod is not
+  // held open by an idle probe socket.
   const probeAgent = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
   const coordinator = new LocalCoordinator({
     endpoints,
