@@ -48,8 +48,9 @@ export interface GatewayDeps {
 /**
  * The one port of `thaw up`: `/_thaw/` (the dashboard with its stream, metrics and `/_thaw/api/revisions`,
  * contract 4), `/_thaw/auth/*` (the hook as a forward-auth service), the activator API
- * (`POST /v1/activate`, `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set; everything else through the ingress hook:
- * warm revisions in serve mode go straight to a pod, the rest through the activator.
+ * (`POST /v1/activate`, `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set;
+ * everything else through the ingress hook: warm revisions in serve mode go straight to a pod, the rest
+ * through the activator.
  */
 export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressVariables }> {
   const { token } = deps;
