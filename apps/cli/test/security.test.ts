@@ -17,6 +17,9 @@ describe("thaw up gateway with a token (real stack, real pods)", () => {
   it.each([
     ["GET", "/_thaw/"],
     ["GET", "/_thaw/api/revisions"],
+    ["GET", "/_thaw/api/stream"],
+    ["GET", "/_thaw/metrics"],
+    ["GET", "/_thaw/assets/uplot.js"],
     ["GET", "/_thaw/auth/nginx"],
     ["GET", "/_thaw/auth/traefik"],
     ["GET", "/_thaw/auth/envoy/"],
