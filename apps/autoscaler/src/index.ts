@@ -13,6 +13,12 @@ export {
   type StatusEvent,
 } from "./events.js";
 export { jsonLogger, type Logger, silentLogger } from "./logger.js";
+export {
+  type AutoscalerMetrics,
+  autoscalerMetrics,
+  PHASE_BUCKETS_SECONDS,
+  statSocketMetrics,
+} from "./metrics.js";
 export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";
@@ -43,6 +49,7 @@ export {
   AutoscalerService,
   type AutoscalerServiceOptions,
   DECIDER_TICK_MS,
+  type RevisionGauges,
   SCRAPE_PERIOD_MS,
 } from "./service.js";
 export { type EventSource, sseResponse } from "./sse.js";

@@ -5,6 +5,7 @@ import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@tha
 import {
   AddressRanges,
   Header,
+  PROMETHEUS_CONTENT_TYPE,
   REVISION_HEADERS,
   type RevisionId,
   tokenAllows,
@@ -41,10 +42,13 @@ export interface GatewayDeps {
   trustedProxies?: AddressRanges;
   /** Request bodies up to this many bytes are kept so a forward that reached no app can be sent again. */
   bodyBufferCap?(revision: RevisionId): number;
+  /** Prometheus text of the stack's components, served at `GET /_thaw/metrics` (docs/metrics.md). */
+  metrics?(): string;
 }
 
 /**
- * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/auth/*`
+ * The one port of `thaw up`: `/_thaw/` (status page), `/_thaw/api/revisions` (contract 4), `/_thaw/metrics`
+ * (Prometheus text, bearer token only: a scraper has no session), `/_thaw/auth/*`
  * (the hook as a forward-auth service), the activator API (`POST /v1/activate`, `GET /v1/watch`,
  * `GET /v1/status`), all behind the token when one is set; everything else through the ingress hook:
  * warm revisions in serve mode go straight to a pod, the rest through the activator.
@@ -70,6 +74,14 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
   app.get("/_thaw/api/revisions", (c) =>
     authorized(c.req.raw, token, { cookie: true }) ? c.json(deps.revisions()) : unauthorizedJson(),
   );
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get("/_thaw/metrics", (c) =>
+      authorized(c.req.raw, token)
+        ? c.body(metrics(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE })
+        : unauthorizedJson(),
+    );
+  }
   app.all("/_thaw/auth/*", (c) => {
     if (!authorized(c.req.raw, token, { query: true })) return unauthorizedJson();
     const url = new URL(c.req.url);
