@@ -39,12 +39,14 @@ function setup() {
 
 describe("LocalCoordinator (over @thaw/activation)", () => {
   it("a cold revision: one poke, waiters admitted when a listed pod passes the probe, phases recorded", async () => {
-    const { clock, up, endpoints, pokes, telemetry, gate } = setup();
+    const { clock, up, endpoints, pokes, telemetry, coordinator, gate } = setup();
     const ac = new AbortController();
     const a = gate.acquire(ac.signal);
     const b = gate.acquire(ac.signal);
     const activated = gate.activate(5000);
     expect(pokes).toEqual(["default/r1"]);
+    // Two proxied requests and one /v1/activate caller wait: the queue-depth gauge reads 3.
+    expect([...coordinator.queueDepths()]).toEqual([{ ...KEY, waiting: 3 }]);
     await clock.advance(700);
     endpoints.set(KEY, ["10.0.0.1:8012"]); // listed, not yet answering
     await clock.advance(100);
@@ -62,8 +64,10 @@ describe("LocalCoordinator (over @thaw/activation)", () => {
     });
     await clock.advance(0);
     expect(bDone).toBe(false);
+    expect([...coordinator.queueDepths()]).toEqual([{ ...KEY, waiting: 1 }]);
     la.release();
     (await b).release();
+    expect([...coordinator.queueDepths()]).toEqual([{ ...KEY, waiting: 0 }]);
     expect(pokes).toHaveLength(1);
     const phases = gate.lastColdStart();
     expect(phases).toMatchObject({ beganAt: 1_000_000, scaleMs: 700 });

@@ -5,6 +5,7 @@ import type {
   Coordinator,
   EndpointSource,
   Logger,
+  QueueDepth,
   RevisionConfig,
   RevisionGate,
   RevisionKey,
@@ -92,6 +93,15 @@ export class LocalCoordinator implements Coordinator {
     return () => {
       this.#listeners = this.#listeners.filter((l) => l !== listener);
     };
+  }
+
+  /** Proxied requests waiting in the throttler plus `/v1/activate` callers waiting for a first pod. */
+  *queueDepths(): Iterable<QueueDepth> {
+    for (const [id, g] of this.#gates) {
+      const slash = id.indexOf("/");
+      const waiting = g.rt.waiting + this.#activation.waiting(id);
+      yield { namespace: id.slice(0, slash), name: id.slice(slash + 1), waiting };
+    }
   }
 
   close(): void {

@@ -161,6 +161,15 @@ export interface Coordinator {
   onEndpoints(listener: (key: RevisionKey, endpoints: string[]) => void): () => void;
   /** Stops every prober and timer. */
   close(): void;
+  /** Requests waiting for capacity now, per revision (read on scrape; optional for coordinators without a queue). */
+  queueDepths?(): Iterable<QueueDepth>;
+}
+
+/** One revision's waiting requests. */
+export interface QueueDepth {
+  namespace: string;
+  name: string;
+  waiting: number;
 }
 
 /** Everything `createActivatorApp` composes. */

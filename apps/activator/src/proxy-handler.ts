@@ -73,7 +73,7 @@ export async function proxyRequest(
         : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
     for (let attempt = 0; ; attempt++) {
       const waitStart = clock.now();
-      if (gate.readyEndpoints().length === 0) telemetry.queued();
+      if (gate.readyEndpoints().length === 0) telemetry.queued(key);
       const lease = await gate.acquire(timer.signal);
       const queuedMs = clock.now() - waitStart;
       let upstream: UpstreamResponse;
@@ -105,7 +105,7 @@ export async function proxyRequest(
         });
         log.warn("forward failed", { dest: lease.dest, attempt, replay, error: err.message });
         if (!replay || attempt + 1 >= MAX_ATTEMPTS) throw err;
-        telemetry.replayed();
+        telemetry.replayed(key);
         // The first replay goes at once (another pod is likely there); later ones give the prober time.
         if (attempt > 0) await clock.sleep(REPLAY_BACKOFF_MS * 2 ** (attempt - 1), timer.signal);
         continue;
@@ -127,7 +127,7 @@ export async function proxyRequest(
   } catch (err) {
     timer.done();
     out();
-    return errorResponse(err, timer.expiry, gate, telemetry);
+    return errorResponse(err, timer.expiry, gate, () => telemetry.rejected(key));
   }
 }
 
@@ -165,7 +165,7 @@ function errorResponse(
   err: unknown,
   expiry: string | undefined,
   gate: RevisionGate,
-  telemetry: Telemetry,
+  rejected: () => void,
 ): Response {
   if (expiry === "timeout") {
     return new Response(TIMEOUT_BODY, {
@@ -184,7 +184,7 @@ function errorResponse(
   // Knative's plain-text answer (message + newline) with the status the code maps to.
   const res = errorTextResponse(code, message);
   if (httpStatusFor(code) === 503) {
-    telemetry.rejected();
+    rejected();
     res.headers.set("retry-after", String(retryAfterSeconds(gate.recentColdStartsMs())));
   }
   return res;

@@ -41,6 +41,8 @@ describe("StatPump", () => {
     await clock.advance(50);
     expect(t.got).toEqual(["a"]);
     expect(pump.health()).toEqual({ ok: true });
+    // The first send and retry 1 failed; the link came back once.
+    expect({ failures: pump.failures, reconnects: pump.reconnects }).toEqual({ failures: 2, reconnects: 1 });
   });
 
   it("keeps at most maxPending batches, dropping the oldest", async () => {

@@ -35,6 +35,8 @@ export class StatPump implements StatSink {
   #ok = true;
   #lastError = "";
   #dropped = 0;
+  #failures = 0;
+  #reconnects = 0;
   #closed = false;
 
   constructor(opts: StatPumpOptions) {
@@ -62,6 +64,16 @@ export class StatPump implements StatSink {
     return this.#dropped;
   }
 
+  /** Sends that failed (each one starts a backoff). */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Times the link came back: a send succeeded after one or more failed. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+
   /** Batches waiting to be sent. */
   get pending(): number {
     return this.#queue.length;
@@ -83,6 +95,7 @@ export class StatPump implements StatSink {
           await this.#o.transport.send(next);
         } catch (err) {
           this.#ok = false;
+          this.#failures++;
           this.#lastError = err instanceof Error ? err.message : String(err);
           this.#o.logger.warn("stats send failed", { error: this.#lastError, retryInMs: this.#backoff });
           this.#retry = this.#o.clock.setTimeout(() => {
@@ -93,6 +106,7 @@ export class StatPump implements StatSink {
           return;
         }
         if (this.#queue[0] === next) this.#queue.shift();
+        if (!this.#ok) this.#reconnects++;
         this.#ok = true;
         this.#backoff = this.#o.backoffMs;
       }

@@ -5,7 +5,7 @@ export interface ColdStartSample {
   durationMs: number;
 }
 
-/** The activator's own counters, runtime-neutral; Node mirrors them into prom-client, the edge serves JSON. */
+/** The activator's own counters, runtime-neutral; Node renders them as Prometheus text, the edge serves JSON. */
 export interface TelemetrySnapshot {
   queued: number;
   rejected: number;
@@ -15,26 +15,38 @@ export interface TelemetrySnapshot {
   recentColdStartsMs: number[];
 }
 
-/** Counts queued, rejected and replayed requests and records cold-start durations. */
+/** One revision's counters (the Prometheus series carry its namespace and name). */
+export interface RevisionCounts {
+  readonly namespace: string;
+  readonly name: string;
+  queued: number;
+  rejected: number;
+  replayed: number;
+}
+
+type Key = { namespace: string; name: string };
+
+/**
+ * Counts queued, rejected and replayed requests per revision and records cold-start durations. Each count
+ * happens off the warm path (a request that waits, fails, or is sent again), so a lookup there is cheap.
+ */
 export class Telemetry {
-  #queued = 0;
-  #rejected = 0;
-  #replayed = 0;
   #coldStarts = 0;
   #recent: number[] = [];
   #listeners: ((s: ColdStartSample) => void)[] = [];
+  readonly #revs = new Map<string, RevisionCounts>();
 
-  /** A request had to wait for capacity. */
-  queued(): void {
-    this.#queued++;
+  /** A request for `rev` had to wait for capacity. */
+  queued(rev: Key): void {
+    this.#of(rev).queued++;
   }
-  /** A request was answered 503 (queue full or deadline) without reaching a pod. */
-  rejected(): void {
-    this.#rejected++;
+  /** A request for `rev` was answered 503 (queue full or deadline) without reaching a pod. */
+  rejected(rev: Key): void {
+    this.#of(rev).rejected++;
   }
-  /** A forward was sent again to another pod. */
-  replayed(): void {
-    this.#replayed++;
+  /** A forward for `rev` was sent again to another pod. */
+  replayed(rev: Key): void {
+    this.#of(rev).replayed++;
   }
   /** A revision went from no ready pod to one. */
   coldStart(sample: ColdStartSample): void {
@@ -43,18 +55,40 @@ export class Telemetry {
     if (this.#recent.length > 50) this.#recent.shift();
     for (const l of this.#listeners) l(sample);
   }
-  /** Calls `listener` on every cold start (prom-client histogram on Node). */
+  /** Calls `listener` on every cold start (the Prometheus histogram on Node). */
   onColdStart(listener: (s: ColdStartSample) => void): void {
     this.#listeners.push(listener);
   }
-  /** The numbers now. */
+  /** Every revision counted so far. */
+  revisions(): Iterable<RevisionCounts> {
+    return this.#revs.values();
+  }
+  /** The numbers now, summed over revisions (`GET /v1/status`). */
   snapshot(): TelemetrySnapshot {
+    let queued = 0;
+    let rejected = 0;
+    let replayed = 0;
+    for (const r of this.#revs.values()) {
+      queued += r.queued;
+      rejected += r.rejected;
+      replayed += r.replayed;
+    }
     return {
-      queued: this.#queued,
-      rejected: this.#rejected,
-      replayed: this.#replayed,
+      queued,
+      rejected,
+      replayed,
       coldStarts: this.#coldStarts,
       recentColdStartsMs: [...this.#recent],
     };
+  }
+
+  #of(rev: Key): RevisionCounts {
+    const id = `${rev.namespace}/${rev.name}`;
+    let r = this.#revs.get(id);
+    if (r === undefined) {
+      r = { namespace: rev.namespace, name: rev.name, queued: 0, rejected: 0, replayed: 0 };
+      this.#revs.set(id, r);
+    }
+    return r;
   }
 }

@@ -109,7 +109,12 @@ describe("Node activator against real loopback backends", () => {
     expect(metrics).toMatch(
       /thaw_activator_cold_start_seconds_count\{namespace="default",revision="hello-00001"\} 1/,
     );
-    expect(metrics).toMatch(/thaw_activator_requests_queued_total \d+/);
+    // Every one of the 200 waited for the first pod, counted under its revision.
+    expect(metrics).toContain(
+      `thaw_activator_requests_queued_total{namespace="default",revision="hello-00001"} ${t.queued}\n`,
+    );
+    expect(t.queued).toBeGreaterThan(0);
+    expect(metrics).toMatch(/^# TYPE thaw_activator_queue_depth gauge$/m);
   });
 
   it("a backend killed mid-flight: the request is replayed on the other pod and succeeds", async () => {

@@ -14,6 +14,7 @@ export {
   type Sample,
 } from "./dashboard/feed.js";
 export { logDashboardRecords } from "./dashboard/log.js";
+export { recordColdStartPhases } from "./dashboard/metrics.js";
 export { dashboardPage } from "./dashboard/page.js";
 export { type DashboardRoutesOptions, dashboardRoutes } from "./dashboard/routes.js";
 export {
@@ -34,6 +35,12 @@ export {
   type StatusEvent,
 } from "./events.js";
 export { jsonLogger, type Logger, pinoLogger, silentLogger } from "./logger.js";
+export {
+  type AutoscalerMetrics,
+  autoscalerMetrics,
+  PHASE_BUCKETS_SECONDS,
+  statSocketMetrics,
+} from "./metrics.js";
 export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";
@@ -64,6 +71,7 @@ export {
   AutoscalerService,
   type AutoscalerServiceOptions,
   DECIDER_TICK_MS,
+  type RevisionGauges,
   SCRAPE_PERIOD_MS,
 } from "./service.js";
 export { type EventSource, sseResponse } from "./sse.js";

@@ -1,11 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Clock } from "@thaw/clock";
+import { PROMETHEUS_CONTENT_TYPE } from "@thaw/protocol";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
 import type { DashboardFeed } from "./dashboard/feed.js";
+import { recordColdStartPhases } from "./dashboard/metrics.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import type { Logger } from "./logger.js";
+import { type AutoscalerMetrics, autoscalerMetrics, statSocketMetrics } from "./metrics.js";
 import { scaleReceiver } from "./scale-receiver.js";
 import type { AutoscalerService } from "./service.js";
 import { sseResponse } from "./sse.js";
@@ -24,6 +27,8 @@ export interface AutoscalerServerOptions {
   logger?: Logger;
   /** Set, the `/_thaw/` dashboard and its SSE stream are served from this feed (token as for the API). */
   dashboard?: DashboardFeed;
+  /** Served at `GET /metrics` (behind the token); default {@link autoscalerMetrics} of `service`. */
+  metrics?: AutoscalerMetrics;
 }
 
 /** A listening autoscaler: stats in (websocket and POST), events and status out. */
@@ -33,14 +38,17 @@ export interface AutoscalerServer {
   port: number;
   app: Hono;
   socket: StatSocket;
+  /** The registry behind `GET /metrics` (fill `coldStartPhase` from where phases are measured). */
+  metrics: AutoscalerMetrics;
   close(): Promise<void>;
 }
 
 /**
  * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), `GET /v1/scale-events` (SSE)
- * and `GET /v1/revisions` (JSON status), `POST /v1/scale` (the signed scale webhook; its signature is its
- * authentication, so it takes no bearer token), kubelet probes answered 200, and with `dashboard` the
- * `/_thaw/` page with `/_thaw/api/stream` (the same routes as thaw up's gateway).
+ * and `GET /v1/revisions` (JSON status), `GET /metrics` (Prometheus text, docs/metrics.md), `POST /v1/scale`
+ * (the signed scale webhook; its signature is its authentication, so it takes no bearer token), kubelet
+ * probes answered 200, and with `dashboard` the `/_thaw/` page with `/_thaw/api/stream` (the same routes
+ * as thaw up's gateway), its cold starts recorded in `thaw_cold_start_phase_seconds`.
  */
 export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port">): Hono {
   const app = statRoutes({
@@ -54,17 +62,24 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
     }
     await next();
   });
-  app.use("/v1/revisions", async (c, next) => {
-    if (!bearerOk(c.req.header("authorization"), opts.token)) {
-      return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
-    }
-    await next();
-  });
+  for (const path of ["/v1/revisions", "/metrics"]) {
+    app.use(path, async (c, next) => {
+      if (!bearerOk(c.req.header("authorization"), opts.token)) {
+        return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
+      }
+      await next();
+    });
+  }
   app.get("/v1/scale-events", (c) => sseResponse(opts.service, opts.clock, c.req.raw.signal));
   app.get("/v1/revisions", (c) => c.json(opts.service.revisions()));
+  const metrics = opts.metrics ?? autoscalerMetrics(opts.service);
+  app.get("/metrics", (c) =>
+    c.body(metrics.registry.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
+  );
   const receive = scaleReceiver(opts.service, opts.scaleWebhookSecret, opts.clock);
   app.post("/v1/scale", (c) => receive(c.req.raw));
   if (opts.dashboard) {
+    recordColdStartPhases(opts.dashboard, metrics.coldStartPhase);
     dashboardRoutes(app, {
       feed: opts.dashboard,
       revisions: () => opts.service.revisions(),
@@ -77,7 +92,8 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
 
 /** Serves {@link autoscalerApp} and the websocket intake on one port. */
 export async function startAutoscalerServer(opts: AutoscalerServerOptions): Promise<AutoscalerServer> {
-  const app = autoscalerApp(opts);
+  const metrics = opts.metrics ?? autoscalerMetrics(opts.service);
+  const app = autoscalerApp({ ...opts, metrics });
   const host = opts.host ?? "127.0.0.1";
   const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>(
     (resolve, reject) => {
@@ -92,11 +108,13 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
     ...(opts.token ? { token: opts.token } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
+  statSocketMetrics(metrics.registry, socket);
   return {
     url: `http://${host}:${port}`,
     port,
     app,
     socket,
+    metrics,
     close: async () => {
       await socket.close();
       await new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@ import { ManualClock } from "@thaw/clock/testing";
 import { emptyStat, type Stat } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import type { AutoscalerEvent } from "./events.js";
+import { autoscalerMetrics } from "./metrics.js";
 import { policyFor, type RevisionPolicy } from "./policy.js";
 import type { RevisionKey } from "./revision.js";
 import type { PodInfo, Scaler } from "./scalers/scaler.js";
@@ -195,5 +196,67 @@ describe("AutoscalerService", () => {
     await clock.advance(10_000);
     expect(scrapes).toBe(before);
     expect(clock.pending).toBe(0);
+  });
+});
+
+describe("autoscaler metrics (docs/metrics.md)", () => {
+  const L = '{namespace="default",revision="hello"}';
+  it("expose the decider's outputs, requested and ready pods, and the cold start", async () => {
+    const { service, clock, scaler } = setup({ "max-scale": 4 });
+    const m = autoscalerMetrics(service);
+    expect(m.registry.render()).toContain(`thaw_autoscaler_desired_pods${L} 0\n`);
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(500);
+    scaler.readyAll();
+    for (let i = 0; i < 3; i++) {
+      service.record([{ rev, stat: load(40) }]);
+      await clock.advance(1000);
+    }
+    const text = m.registry.render();
+    expect(text).toContain(`thaw_autoscaler_requested_pods${L} 4\n`);
+    expect(text).toContain(`thaw_autoscaler_ready_pods${L} 1\n`);
+    // 40 concurrent at a target of 1.4 per pod (cc 2 x 70 %) wants far more than max-scale allows.
+    const desired = Number(/thaw_autoscaler_desired_pods\{[^}]*\} (\S+)/.exec(text)?.[1]);
+    expect(desired).toBeGreaterThan(4);
+    expect(text).toContain(`thaw_autoscaler_panic_mode${L} ${service.status(rev)?.panic ? 1 : 0}\n`);
+    expect(text).toContain(
+      `thaw_autoscaler_stable_concurrency${L} ${service.status(rev)?.stableConcurrency}\n`,
+    );
+    expect(text).toContain(`thaw_autoscaler_target_concurrency${L} 1.4\n`);
+    expect(text).toMatch(/thaw_autoscaler_excess_burst_capacity\{[^}]*\} -?\d/);
+    expect(text).toContain(`thaw_autoscaler_cold_start_seconds_count${L} 1\n`);
+    expect(text).toContain(`thaw_autoscaler_cold_start_seconds_sum${L} 0.5\n`);
+    expect(text).toMatch(/^# TYPE thaw_cold_start_phase_seconds histogram$/m);
+  });
+
+  it("count failed pod scrapes per revision", async () => {
+    let fail = false;
+    const { service, clock, scaler } = setup(
+      {},
+      async (): Promise<ScrapeResult> =>
+        fail
+          ? { ok: false, error: "connection refused", maybeMesh: false }
+          : { ok: true, stat: emptyStat("p") },
+    );
+    const m = autoscalerMetrics(service);
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    scaler.readyAll();
+    await clock.advance(1000);
+    expect(m.registry.render()).toContain(`thaw_autoscaler_scrape_errors_total${L} 0\n`);
+    fail = true;
+    await clock.advance(2000);
+    const errors = Number(
+      /thaw_autoscaler_scrape_errors_total\{[^}]*\} (\d+)/.exec(m.registry.render())?.[1],
+    );
+    expect(errors).toBeGreaterThanOrEqual(2);
+  });
+
+  it("drop a removed revision's series", async () => {
+    const { service } = setup();
+    const m = autoscalerMetrics(service);
+    expect(m.registry.render()).toContain('revision="hello"');
+    service.removeRevision(rev);
+    expect(m.registry.render()).not.toContain('revision="hello"');
   });
 });

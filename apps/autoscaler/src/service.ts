@@ -60,6 +60,26 @@ interface Revision {
   unsubscribe: () => void;
   published: string;
   scaleError: string | null;
+  scrapeErrors: number;
+}
+
+/** One revision's decider outputs and counters, as the Prometheus metrics read them (docs/metrics.md). */
+export interface RevisionGauges {
+  namespace: string;
+  name: string;
+  /** The decider's desired pod count (before the scale is applied: max-scale, scale-to-zero grace). */
+  desiredPods: number;
+  /** Replicas asked of the scaler. */
+  requestedPods: number;
+  readyPods: number;
+  panic: boolean;
+  excessBurstCapacity: number;
+  stableConcurrency: number;
+  panicConcurrency: number;
+  /** The decider's target per pod. */
+  targetConcurrency: number;
+  /** Pod scrapes that failed, since the revision was added. */
+  scrapeErrors: number;
 }
 
 /**
@@ -133,6 +153,7 @@ export class AutoscalerService {
       unsubscribe: () => {},
       published: "",
       scaleError: null,
+      scrapeErrors: 0,
     };
     this.#revs.set(key, r);
     r.unsubscribe = this.#o.scaler.subscribe(r.rev, () => this.#reconcileSoon(r));
@@ -197,6 +218,23 @@ export class AutoscalerService {
     return [...this.#revs.values()].map((r) => this.#statusOf(r));
   }
 
+  /** Every revision's decider outputs and scrape errors (read on each Prometheus scrape). */
+  gauges(): RevisionGauges[] {
+    return [...this.#revs.values()].map((r) => ({
+      namespace: r.rev.namespace,
+      name: r.rev.name,
+      desiredPods: r.status.desiredScale,
+      requestedPods: r.scale.currentReplicas ?? 0,
+      readyPods: r.readyPods,
+      panic: r.decider.panicking,
+      excessBurstCapacity: r.status.excessBurstCapacity,
+      stableConcurrency: r.stable,
+      panicConcurrency: r.panicConc,
+      targetConcurrency: r.policy.decider.targetValue,
+      scrapeErrors: r.scrapeErrors,
+    }));
+  }
+
   /** The status of one revision. */
   status(rev: RevisionKey): RevisionStatus | undefined {
     const r = this.#revs.get(keyOf(rev));
@@ -258,7 +296,10 @@ export class AutoscalerService {
       const stats: Stat[] = [];
       for (const res of results) {
         if (res.ok) stats.push(res.stat);
-        else this.#o.logger.warn("scrape failed", { revision: r.key, error: res.error });
+        else {
+          r.scrapeErrors++;
+          this.#o.logger.warn("scrape failed", { revision: r.key, error: res.error });
+        }
       }
       if (stats.length > 0 && this.#revs.get(r.key) === r) {
         this.#collector.record(r.key, now, scaleScrapedStats(stats, pods.length));

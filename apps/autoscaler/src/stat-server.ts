@@ -61,6 +61,8 @@ export function statRoutes(opts: StatEndpointOptions): Hono {
 export interface StatSocket {
   /** Open connections. */
   readonly connections: number;
+  /** Connections accepted since start. */
+  readonly accepted: number;
   /** Closes every connection with 1012 (service restart), as Knative's stat server does on shutdown. */
   close(): Promise<void>;
 }
@@ -80,7 +82,9 @@ export function attachStatSocket(server: Server, opts: StatEndpointOptions): Sta
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
   };
   server.on("upgrade", onUpgrade);
+  let accepted = 0;
   wss.on("connection", (ws) => {
+    accepted++;
     ws.on("message", (data, isBinary) => {
       if (!isBinary) return;
       const bytes = Array.isArray(data)
@@ -98,6 +102,9 @@ export function attachStatSocket(server: Server, opts: StatEndpointOptions): Sta
   return {
     get connections() {
       return wss.clients.size;
+    },
+    get accepted() {
+      return accepted;
     },
     close: () =>
       new Promise<void>((resolve) => {

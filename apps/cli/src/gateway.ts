@@ -8,7 +8,14 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import type { IngressHook } from "@thaw/ingress-hook";
 import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
-import { AddressRanges, Header, REVISION_HEADERS, type RevisionId, tokenMatches } from "@thaw/protocol";
+import {
+  AddressRanges,
+  Header,
+  PROMETHEUS_CONTENT_TYPE,
+  REVISION_HEADERS,
+  type RevisionId,
+  tokenMatches,
+} from "@thaw/protocol";
 import { Hono } from "hono";
 import { authorized } from "./auth.js";
 import { clientHeaders, peerOf } from "./client-headers.js";
@@ -43,14 +50,16 @@ export interface GatewayDeps {
   trustedProxies?: AddressRanges;
   /** Request bodies up to this many bytes are kept so a forward that reached no app can be sent again. */
   bodyBufferCap?(revision: RevisionId): number;
+  /** Prometheus text of the stack's components, served at `GET /_thaw/metrics` (docs/metrics.md). */
+  metrics?(): string;
 }
 
 /**
- * The one port of `thaw up`: `/_thaw/` (the dashboard with its stream, metrics and `/_thaw/api/revisions`,
- * contract 4), `/_thaw/auth/*` (the hook as a forward-auth service), the activator API
- * (`POST /v1/activate`, `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set;
- * everything else through the ingress hook: warm revisions in serve mode go straight to a pod, the rest
- * through the activator.
+ * The one port of `thaw up`: `/_thaw/` (the dashboard with its stream and `/_thaw/api/revisions`,
+ * contract 4), `/_thaw/metrics` (Prometheus text, bearer token only: a scraper has no session),
+ * `/_thaw/auth/*` (the hook as a forward-auth service), the activator API (`POST /v1/activate`,
+ * `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set; everything else through the
+ * ingress hook: warm revisions in serve mode go straight to a pod, the rest through the activator.
  */
 export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressVariables }> {
   const { token } = deps;
@@ -69,6 +78,14 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     clock,
     ...(token ? { token } : {}),
   });
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get("/_thaw/metrics", (c) =>
+      authorized(c.req.raw, token)
+        ? c.body(metrics(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE })
+        : unauthorizedJson(),
+    );
+  }
   app.all("/_thaw/auth/*", (c) => {
     if (!authorized(c.req.raw, token, { query: true })) return unauthorizedJson();
     const url = new URL(c.req.url);

@@ -9,6 +9,7 @@ import {
   LocalCoordinator,
   type RevisionKey,
   StaticDirectory,
+  Telemetry,
 } from "@thaw/activator";
 import {
   type AutoscalerEvent,
@@ -18,6 +19,7 @@ import {
   LocalScaler,
   type LocalScalerOptions,
   type Logger,
+  recordColdStartPhases,
   scaleReceiver,
   silentLogger,
 } from "@thaw/autoscaler-service";
@@ -28,6 +30,7 @@ import { AddressRanges, ColdStartRecorder, Header } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
+import { type StackMetrics, stackMetrics } from "./metrics.js";
 import { podForwarders } from "./pod-forwarders.js";
 import { gatewayUpgrade } from "./upgrade.js";
 
@@ -59,6 +62,8 @@ export interface Stack {
   scaler: LocalScaler;
   /** The dashboard's samples, scale events and cold-start records (also what `thaw up` logs). */
   feed: DashboardFeed;
+  /** The registries behind `GET /_thaw/metrics`. */
+  metrics: StackMetrics;
   /** Requests accepted by the gateway and not answered yet. */
   readonly inflight: number;
   /**
@@ -149,9 +154,12 @@ export async function startStack(
   // Queue probes on short-lived connections (kubelet's probes use none at all), so a draining pod is not
   // held open by an idle probe socket.
   const probeAgent = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
+  // One telemetry for the coordinator (cold starts) and the app (queued, rejected, replayed).
+  const telemetry = new Telemetry();
   const coordinator = new LocalCoordinator({
     endpoints,
     clock,
+    telemetry,
     fetch: (input, init) =>
       undiciFetch(input as string, {
         ...(init as object),
@@ -181,16 +189,19 @@ export async function startStack(
       ),
   });
   reporter.start();
-  const { app: activator } = createActivatorApp({
-    revisions: directory,
-    coordinator,
-    forward: pool.forward,
-    clock,
-    reporter,
-    ...(config.token ? { token: config.token } : {}),
-    logger,
-    podName: "thaw-up",
-  });
+  const { app: activator } = createActivatorApp(
+    {
+      revisions: directory,
+      coordinator,
+      forward: pool.forward,
+      clock,
+      reporter,
+      ...(config.token ? { token: config.token } : {}),
+      logger,
+      podName: "thaw-up",
+    },
+    telemetry,
+  );
 
   // The hook: host table from the config, activation through the in-process activator, and its warm cache
   // fed directly with ready endpoints (from the activator's prober) and the autoscaler's mode.
@@ -234,6 +245,8 @@ export async function startStack(
   let inflight = 0;
   let lastRequestAt = 0;
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
+  const metrics = stackMetrics({ telemetry, coordinator, service, hook });
+  const offPhases = recordColdStartPhases(feed, metrics.autoscaler.coldStartPhase);
   const gateway = createGateway({
     hook,
     activator: {
@@ -260,6 +273,7 @@ export async function startStack(
     ...(config.token ? { token: config.token } : {}),
     trustedProxies,
     bodyBufferCap: (rev) => directory.lookup(rev)?.bodyBufferCap ?? 1024 * 1024,
+    metrics: () => metrics.render(),
   });
   service.start();
   feed.start();
@@ -314,6 +328,7 @@ export async function startStack(
       // 3. Stop deciding, then drain and stop every pod.
       await service.stop();
       feed.stop();
+      offPhases();
       recording.off();
       offStatus();
       offEndpoints();
@@ -334,6 +349,7 @@ export async function startStack(
     service,
     scaler,
     feed,
+    metrics,
     get inflight() {
       return inflight;
     },

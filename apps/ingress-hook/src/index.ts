@@ -50,6 +50,7 @@ export {
 export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";
+export { type HookMetrics, hookMetrics } from "./metrics.js";
 export {
   middlewareView,
   type ThawIngressOptions,

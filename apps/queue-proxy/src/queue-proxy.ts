@@ -4,6 +4,7 @@ import type { Clock, TimerHandle } from "@thaw/clock";
 import {
   Drainer,
   encodeStat,
+  PROMETHEUS_CONTENT_TYPE,
   PROTOBUF_CONTENT_TYPE,
   QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
   type QueueProber,
@@ -149,9 +150,7 @@ export async function startQueueProxy(
           res.writeHead(404).end();
           return;
         }
-        res
-          .writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" })
-          .end(metrics.render());
+        res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE }).end(metrics.render());
       })
     : null;
 

@@ -18,6 +18,7 @@ export * from "./forwarding-headers.js";
 export * from "./headers.js";
 export * from "./hop-by-hop.js";
 export * from "./network-probe.js";
+export * from "./prometheus.js";
 export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";
 export * from "./queue-health.js";
 export * from "./revision-id.js";

@@ -6,7 +6,7 @@ import {
   REVISION_HEADERS,
 } from "@thaw/protocol";
 import type { Agent, Dispatcher } from "undici";
-import type { ActivatorDeps, RevisionConfig } from "../ports.js";
+import type { ActivatorDeps, RevisionConfig, RevisionKey } from "../ports.js";
 
 const SKIP_REQUEST = new Set([...HOP_BY_HOP_HEADERS, "host", ...REVISION_HEADERS]);
 const SKIP_RESPONSE = new Set([
@@ -30,7 +30,7 @@ export function createFastPath(
   agent: Agent,
   slow: (req: IncomingMessage, res: ServerResponse) => void,
   /** Told when a failed warm forward is handed to the portable path, which sends it to another pod. */
-  onReplay: () => void = () => {},
+  onReplay: (key: RevisionKey) => void = () => {},
 ) {
   return function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
     const h = req.headers;
@@ -126,7 +126,7 @@ export function createFastPath(
             // No answer yet: let the portable path decide (replay on another pod, or 502).
             finish();
             gate.reportFailure(lease.dest);
-            onReplay();
+            onReplay(key);
             slow(req, res);
             return;
           }

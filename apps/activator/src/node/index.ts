@@ -7,7 +7,7 @@ export {
   type StaticRevision,
 } from "./config.js";
 export { jsonLogger } from "./json-logger.js";
-export { createMetrics } from "./metrics.js";
+export { type ActivatorMetricSources, createMetrics } from "./metrics.js";
 export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
 export { createUndiciForwarder, type PoolOptions } from "./undici-forwarder.js";
 export { handleUpgrade } from "./upgrade.js";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { ConcurrencyReporter } from "@thaw/activation";
 import { type Clock, systemClock } from "@thaw/clock";
-import { bearerToken, encodeWireStatMessages, tokenAllows } from "@thaw/protocol";
+import { bearerToken, encodeWireStatMessages, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -140,7 +140,11 @@ export async function startActivator(
     },
     telemetry,
   );
-  const registry = createMetrics(telemetry);
+  const registry = createMetrics({
+    telemetry,
+    coordinator,
+    ...(pump instanceof StatPump ? { statLink: pump } : {}),
+  });
   const listener = getRequestListener(app.fetch);
   const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
   const fast = pool
@@ -148,7 +152,7 @@ export async function startActivator(
         { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
         pool.agent,
         slow,
-        () => telemetry.replayed(),
+        (key) => telemetry.replayed(key),
       )
     : () => false;
   const server = createServer((req, res) => {
@@ -164,10 +168,8 @@ export async function startActivator(
         res.end("a valid Authorization: Bearer <token> header is required\n");
         return;
       }
-      registry.metrics().then((text) => {
-        res.writeHead(200, { "content-type": registry.contentType });
-        res.end(text);
-      });
+      res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE });
+      res.end(registry.render());
       return;
     }
     if (!draining && fast(req, res)) return;

@@ -175,6 +175,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     feed.start();
     const seen: string[] = [];
     feed.on((e) => seen.push(e.type));
+    const app = autoscalerApp({ service, clock, dashboard: feed });
     service.poke(rev);
     await clock.advance(1000);
     const cold = feed.replay().find((e) => e.type === "coldstart");
@@ -184,9 +185,8 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     expect(record.totalMs).toBe(800);
     expect(record.phases.reduce((n, x) => n + x.ms, 0)).toBe(800);
     expect(seen).toContain("scale");
-    // The same record as a Prometheus histogram, by phase.
-    const app = autoscalerApp({ service, clock, dashboard: feed });
-    const text = await (await app.request("http://autoscaler/_thaw/metrics")).text();
+    // The same record as a Prometheus histogram, by phase (recorded from the moment the app is made).
+    const text = await (await app.request("http://autoscaler/metrics")).text();
     const count = (phase: string) =>
       new RegExp(
         `thaw_cold_start_phase_seconds_count\\{namespace="default",revision="hello",phase="${phase}"\\} (\\d+)`,

@@ -1,9 +1,7 @@
 import type { Clock, TimerHandle } from "@thaw/clock";
 import type { ColdStartPhaseMark, ColdStartRecord, ScaleRecord } from "@thaw/protocol";
-import type { Registry } from "prom-client";
 import { type AutoscalerEvent, EventHub, type RevisionStatus } from "../events.js";
 import type { RevisionKey } from "../revision.js";
-import { coldStartPhaseMetrics } from "./metrics.js";
 
 /** One revision's figures at one moment (docs/dashboard.md, event `sample`). */
 export interface RevisionSample {
@@ -79,12 +77,8 @@ export class DashboardFeed {
   #timer: TimerHandle | undefined;
   #off: () => void = () => {};
   #count = 0;
-  /** `thaw_cold_start_phase_seconds` of every cold start this feed published (Prometheus text). */
-  readonly metrics: Registry;
-
   constructor(options: DashboardFeedOptions) {
     this.#o = options;
-    this.metrics = coldStartPhaseMetrics(this);
   }
 
   /** Starts sampling and listening to the service. */

@@ -21,7 +21,7 @@ export interface DashboardRoutesOptions {
 /**
  * The dashboard on any Hono app (thaw up's gateway, thaw-autoscaler): `GET /_thaw/` (the page, or the
  * sign-in form), `POST /_thaw/login` (token → HttpOnly cookie), `GET /_thaw/api/revisions`,
- * `GET /_thaw/api/stream` (SSE), `GET /_thaw/metrics` (`thaw_cold_start_phase_seconds`) and
+ * `GET /_thaw/api/stream` (SSE) and
  * `GET /_thaw/assets/*` (uPlot, served by us).
  */
 // biome-ignore lint/suspicious/noExplicitAny: mounts on apps with any Variables (the gateway's are the hook's).
@@ -47,11 +47,6 @@ export function dashboardRoutes(app: Hono<any>, o: DashboardRoutesOptions): void
       ? dashboardStream(o.feed, o.clock, c.req.raw.signal)
       : unauthorizedJson(),
   );
-  const metrics = o.feed.metrics;
-  app.get("/_thaw/metrics", async (c) => {
-    if (!pageAuthorized(c.req.raw, token)) return unauthorizedJson();
-    return c.body(await metrics.metrics(), 200, { "content-type": metrics.contentType });
-  });
   app.get("/_thaw/assets/:name", (c) => {
     // The assets are public code (uPlot); they still need the token so an unsigned visitor learns nothing.
     if (!pageAuthorized(c.req.raw, token)) return unauthorizedJson();

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Clock, systemClock } from "@thaw/clock";
-import { bearerToken, tokenAllows } from "@thaw/protocol";
+import { bearerToken, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
 import { IngressHook, type IngressHookOptions } from "../decision/hook.js";
@@ -14,6 +14,7 @@ import {
 } from "../decision/resolvers.js";
 import { type WatchHandle, watchEndpoints } from "../decision/watch.js";
 import { forwardAuthApp } from "../forward-auth.js";
+import { type HookMetrics, hookMetrics } from "../metrics.js";
 
 /** Options of {@link startIngressHook}. */
 export interface HookServiceOptions
@@ -56,6 +57,8 @@ export interface HookService {
   readonly port: number;
   readonly hook: IngressHook;
   readonly app: Hono;
+  /** Served at `GET /metrics` behind the token (docs/metrics.md). */
+  readonly metrics: HookMetrics;
   /** Requests received and not answered yet (held cold ones included). */
   readonly inflight: number;
   /**
@@ -111,12 +114,14 @@ export function hostPortOf(url: string): string {
  * The Hono app of the service: forward-auth at `/` and at `/_thaw/auth`, and `/healthz` (503 once
  * `draining()` says so, so a load balancer stops sending). With a token, every forward-auth call must carry
  * it (decisions wake services and name pod addresses): `Authorization: Bearer` set by the proxy in its auth
- * request, or `?token=` in the auth URL for proxies that can set no header.
+ * request, or `?token=` in the auth URL for proxies that can set no header. `GET /metrics` serves the
+ * hook's Prometheus text behind the same token.
  */
 export function hookServiceApp(
   hook: IngressHook,
   token?: string,
   draining: () => boolean = () => false,
+  metrics: HookMetrics = hookMetrics(hook),
 ): Hono {
   const app = new Hono();
   const fa = forwardAuthApp(hook);
@@ -137,6 +142,9 @@ export function hookServiceApp(
     console.error("thaw-ingress-hook: unexpected error", err);
     return c.json({ error: { code: "ERR_UPSTREAM", message: "ingress hook failed" } }, 500);
   });
+  app.get("/metrics", (c) =>
+    c.body(metrics.registry.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
+  );
   app.route("/_thaw/auth", fa);
   app.route("/", fa);
   return app;
@@ -146,7 +154,8 @@ export function hookServiceApp(
 export async function startIngressHook(opts: HookServiceOptions): Promise<HookService> {
   const hook = createHook(opts);
   let draining = false;
-  const app = hookServiceApp(hook, opts.token, () => draining);
+  const metrics = hookMetrics(hook);
+  const app = hookServiceApp(hook, opts.token, () => draining, metrics);
   let watch: WatchHandle | undefined;
   if (opts.watch !== false) {
     watch = watchEndpoints({
@@ -155,7 +164,10 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
       clock: hook.clock,
       cache: hook.cache,
       ...(opts.activatorToken ? { token: opts.activatorToken } : {}),
-      ...(opts.onWatchState ? { onState: opts.onWatchState } : {}),
+      onState: (state, detail) => {
+        metrics.watchState(state);
+        opts.onWatchState?.(state, detail);
+      },
     });
   }
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
@@ -192,6 +204,7 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
     port,
     hook,
     app,
+    metrics,
     get inflight() {
       return inflight;
     },
