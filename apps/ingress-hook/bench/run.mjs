@@ -271,6 +271,12 @@ async function main() {
           `  hook->pod / direct $var ${(med(h, (r) => r.rps) / med(dv, (r) => r.rps)).toFixed(2)}x;` +
           `  hook->pod / direct keepalive ${(med(h, (r) => r.rps) / med(d, (r) => r.rps)).toFixed(2)}x`,
       );
+      // Issue 19 goal 4: the warm path with the hook in nginx against nginx alone, both to the app over an
+      // upstream keepalive block; ratios paired per round (a burst of load hits both), then the median.
+      const paired = median(results[hs].map((r, i) => r.rps / results[d][i].rps));
+      console.log(
+        `${paired >= 0.9 ? "PASS" : "MISS"}  issue 19: nginx + hook ${med(hs, (r) => r.rps).toFixed(0)} req/s, nginx alone ${med(d, (r) => r.rps).toFixed(0)} req/s, ratio ${paired.toFixed(2)}x (target >= 0.9x)`,
+      );
     }
   }
   console.log(

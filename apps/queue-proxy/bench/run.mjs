@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Queue-proxy benchmark (issue 6): one interleaved run of the backend direct, Thaw's queue-proxy
-// (CC 0, 10, 100, request metrics on), node-http-proxy, a minimal undici proxy and nginx, with wrk on
-// CPU 0 and backend + proxy on CPU 1 (a pod's two containers sharing one core).
+// Queue-proxy benchmark (issues 6 and 19): one interleaved run of the backend direct, Thaw's queue-proxy
+// (CC 0, 10, 100, request metrics on), node-http-proxy, a minimal undici proxy, nginx and, when
+// KN_QUEUE_BIN names a build of it, Knative's own queue-proxy, with wrk on CPU 0 and backend + proxy on
+// CPU 1 (a pod's two containers sharing one core).
 //
-//   npm run bench:queue-proxy                   3 runs x 3 rounds, medians (~11 min)
+//   npm run bench:queue-proxy                   1 run x 3 rounds (~3.5 min)
+//   node bench/run.mjs --runs 5                 5 runs, each printed (issue 19 asks the c=1 tail over 5)
 //   node bench/run.mjs --runs 1 --rounds 1      one quick pass
 //   THAW_BENCH_QUICK=1 npm run bench            1 run, 1 round, 1 s per measurement
+//   KN_QUEUE_BIN=/tmp/kn-queue npm run bench    adds Knative's queue-proxy (README: how to build it)
 //
 // Needs wrk, nginx and taskset (apt-get install -y wrk nginx-light). Only loopback is used; every
 // server runs in its own process group and is killed by PID at the end.
@@ -41,7 +44,7 @@ const QP_ARGS = [
 ];
 const { values: opt } = parseArgs({
   options: {
-    runs: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
+    runs: { type: "string", default: "1" },
     rounds: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
     duration: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
     "base-port": { type: "string", default: "19700" },
@@ -125,6 +128,19 @@ http {
   return ["-p", prefix, "-c", conf];
 }
 
+// Knative's queue-proxy, built outside this repository (README); it binds 8022, 9090 and 9091 on every
+// interface whatever its environment, so it runs only when those are free.
+const KN_QUEUE_BIN = process.env.KN_QUEUE_BIN ?? "";
+const KN_FIXED_PORTS = [8022, 9090, 9091];
+async function knQueueUnavailable() {
+  if (KN_QUEUE_BIN === "") return "set KN_QUEUE_BIN";
+  if (spawnSync("test", ["-x", KN_QUEUE_BIN]).status !== 0)
+    return `KN_QUEUE_BIN=${KN_QUEUE_BIN} is not an executable`;
+  for (const p of KN_FIXED_PORTS) if (await canConnect(p)) return `port ${p}, which it always binds, is busy`;
+  return "";
+}
+const knMissing = await knQueueUnavailable();
+
 const B = BASE;
 const TARGETS = [
   { name: "direct", port: B },
@@ -136,6 +152,7 @@ const TARGETS = [
   { name: "undici", port: B + 6 },
   { name: "nginx", port: B + 7 },
 ];
+if (knMissing === "") TARGETS.push({ name: "kn-queue", port: B + 8 });
 
 async function startServers() {
   for (const t of TARGETS)
@@ -149,6 +166,13 @@ async function startServers() {
     else if (t.name === "undici")
       t.child = start(t.name, node, [join(HERE, "servers", "undici-proxy.mjs"), String(t.port), String(B)]);
     else if (t.name === "nginx") t.child = start(t.name, "nginx", nginxConf(t.port, B));
+    else if (t.name === "kn-queue")
+      // Lean, as ../shared/reference/perf.md ran it: no tracing, no request metrics or log, no breaker.
+      t.child = start(t.name, KN_QUEUE_BIN, [], {
+        ...qpEnv(B, t.port, 0, false),
+        TRACING_CONFIG_BACKEND: "none",
+        SERVING_ENABLE_REQUEST_LOG: "false",
+      });
     await waitPort(t.port, t.child);
   }
 }
@@ -231,6 +255,8 @@ async function oneRun(runIndex) {
         r.xDirect = r.rps / byName.direct.rps;
         r.xHttpProxy = r.rps / byName["http-proxy"].rps;
         r.xCc0 = r.rps / byName["qp-cc0"].rps;
+        r.xNginx = r.rps / byName.nginx.rps;
+        r.cpuXNginx = r.cpuPerReqUs / byName.nginx.cpuPerReqUs;
         r.addP50 = r.p50 - byName.direct.p50;
         r.addP99 = r.p99 - byName.direct.p99;
         const key = `${t.name}@${conns}`;
@@ -264,6 +290,7 @@ function printTable(summary) {
     "x direct",
     "x http-proxy",
     "x qp-cc0",
+    "x nginx",
     "p50 ms",
     "p99 ms",
     "mean ms",
@@ -283,6 +310,7 @@ function printTable(summary) {
         f(s.xDirect, 3),
         f(s.xHttpProxy, 3),
         f(s.xCc0, 3),
+        f(s.xNginx, 3),
         f(s.p50),
         f(s.p99),
         f(s.mean),
@@ -296,7 +324,57 @@ function printTable(summary) {
   for (const l of lines) console.log(l.map((c, i) => String(c).padStart(w[i])).join("  "));
 }
 
+function loadAverage() {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+}
+
+/** `PASS`/`MISS` line: figure, peer in the same run, ratio, target. */
+function verdict(name, figure, peer, ratio, op, goal) {
+  const ok = op === ">=" ? ratio >= goal : ratio <= goal;
+  console.log(
+    `${ok ? "PASS" : "MISS"}  ${name.padEnd(44)} ${figure.padStart(10)}  peer ${peer.padStart(10)}  ratio ${f(ratio, 3).padStart(6)}  (target ${op} ${goal})`,
+  );
+  return ok;
+}
+
+/**
+ * Issue 19 goals 2 and 3 for one run (medians of its paired rounds). The c=1 tail is compared as added
+ * p99 over the direct backend; a peer whose added p99 is at or below zero makes a ratio meaningless, so
+ * the goal is then met only if ours is no larger.
+ */
+function printIssue19(summary, label) {
+  console.log(`\n## issue 19 targets, ${label}`);
+  const qp1 = summary["qp-cc0@1"];
+  const kn1 = summary["kn-queue@1"];
+  let tailOk = null;
+  if (kn1 === undefined) console.log(`kn-queue: not available (${knMissing})`);
+  else {
+    const ratio =
+      kn1.addP99 > 0 ? qp1.addP99 / kn1.addP99 : qp1.addP99 <= kn1.addP99 ? 0 : Number.POSITIVE_INFINITY;
+    tailOk = verdict("c=1 added p99 vs kn-queue (ms)", f(qp1.addP99), f(kn1.addP99), ratio, "<=", 1.0);
+  }
+  const qp64 = summary["qp-cc0@64"];
+  const ng64 = summary["nginx@64"];
+  verdict("c=64 req/s vs nginx", f(qp64.rps, 0), f(ng64.rps, 0), qp64.xNginx, ">=", 0.9);
+  verdict(
+    "c=64 proxy CPU per request vs nginx (us)",
+    f(qp64.cpuPerReqUs, 1),
+    f(ng64.cpuPerReqUs, 1),
+    qp64.cpuXNginx,
+    "<=",
+    1.2,
+  );
+  if (kn1 !== undefined) {
+    const kn64 = summary["kn-queue@64"];
+    console.log(
+      `      (kn-queue c=64: ${f(kn64.rps, 0)} req/s, ${f(kn64.cpuPerReqUs, 1)} us/req; qp-cc0 ${f(qp64.rps / kn64.rps, 3)}x its req/s)`,
+    );
+  }
+  return tailOk;
+}
+
 await startServers();
+if (knMissing !== "") console.log(`kn-queue: not available (${knMissing})`);
 const machine = `${cpus().length} CPUs (${cpus()[0]?.model}), node ${process.version}, ${PIN ? "wrk on CPU 0, backend+proxies on CPU 1" : "unpinned"}, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
 console.log(
   `queue-proxy bench: ${RUNS} run(s) x ${ROUNDS} interleaved round(s) x ${DUR}s per measurement; ${machine}`,
@@ -318,6 +396,8 @@ for (let i = 0; i < RUNS; i++) {
     `arrival order through CC=10: ${r.order.inversions} inversions in ${r.order.requests} requests reaching the app` +
       (r.order.failures.length ? `; client failures: ${r.order.failures.join(", ")}` : ""),
   );
+  printIssue19(r.summary, `run ${i + 1}`);
+  console.log(`load average after run ${i + 1}: ${loadAverage()}`);
 }
 
 // ---------- targets (issue 6), median over runs ----------
@@ -355,6 +435,14 @@ console.log(`\n## issue 6 targets: median of ${RUNS} run(s)`);
 for (const [name, value, op, goal] of checks) {
   const ok = op === ">=" ? value >= goal : op === "<=" ? value <= goal : value < goal;
   console.log(`${ok ? "PASS" : "MISS"}  ${name.padEnd(40)} ${f(value, 3).padStart(8)}  (goal ${op} ${goal})`);
+}
+if (RUNS > 1 && knMissing === "") {
+  const each = runs.map((r) => r.summary["qp-cc0@1"].addP99);
+  const peers = runs.map((r) => r.summary["kn-queue@1"].addP99);
+  const met = each.filter((v, i) => v <= peers[i]).length;
+  console.log(
+    `${met === RUNS ? "PASS" : "MISS"}  c=1 added p99 <= kn-queue's in every run: ${met}/${RUNS} (qp ${each.map((v) => f(v)).join(", ")} ms; kn-queue ${peers.map((v) => f(v)).join(", ")} ms)`,
+  );
 }
 console.log(
   `RSS idle (MB): ${f(rssStartMb, 1)} after start, ${f(median(runs.map((r) => r.rssIdleMb)), 1)} between loads; CC=10 c=64 p99 ${f(cc10("p99"))} ms, mean ${f(cc10("mean"))} ms`,

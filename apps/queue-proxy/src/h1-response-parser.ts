@@ -119,7 +119,9 @@ export class H1ResponseParser extends H1MessageParser {
     const tokens = this.connectionTokens();
     this.keepAlive = buf[7] === 0x30 ? tokens.includes("keep-alive") : !tokens.includes("close");
     this.keepAliveHintMs = parseKeepAliveTimeout(this.keepAliveValue);
-    if (tokens.length > 0) dropNamed(headers, tokens);
+    // `keep-alive` and `close`, the usual values, name no field: skip building an empty set for them.
+    if (tokens.length > 1 || (tokens.length === 1 && !PLAIN_TOKENS.has(tokens[0] as string)))
+      dropNamed(headers, tokens);
     // With both, Transfer-Encoding frames the body and the length is wrong (RFC 9112 6.3): never pass it on.
     if (this.transferEncoding && this.contentLength >= 0) removeFields(headers, CONTENT_LENGTH);
     this.events.head(status, headers);
@@ -156,3 +158,4 @@ function dropNamed(headers: string[], tokens: readonly string[]): void {
 }
 
 const CONTENT_LENGTH: ReadonlySet<string> = new Set(["content-length"]);
+const PLAIN_TOKENS: ReadonlySet<string> = new Set(["keep-alive", "close"]);

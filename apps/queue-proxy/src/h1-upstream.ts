@@ -1,4 +1,4 @@
-import type net from "node:net";
+import net from "node:net";
 import type { Readable } from "node:stream";
 import { type DialPolicy, dialWithRetry, KNATIVE_DIAL_POLICY } from "./dial.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
@@ -26,6 +26,9 @@ export function framingField(framing: number): string {
 export function poolSizeFor(containerConcurrency: number): number {
   return containerConcurrency > 0 ? containerConcurrency : 1000;
 }
+
+/** Every upstream socket reads into this one buffer; what must outlive the read is copied out. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** How long an idle connection is kept when the app gives no `Keep-Alive: timeout` hint. */
 export const IDLE_KEEP_MS = 60_000;
@@ -72,7 +75,6 @@ class Connection implements ResponseEvents {
     readonly pool: H1Upstream,
     readonly socket: net.Socket,
   ) {
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("end", () => this.onEof());
     socket.on("error", (err) => {
       this.error ??= err;
@@ -153,7 +155,8 @@ class Connection implements ResponseEvents {
   body(chunk: Buffer): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    if (!p.sink.onData(chunk)) {
+    // `chunk` is a view of the shared read buffer, which the next read overwrites: the sink gets a copy.
+    if (!p.sink.onData(Buffer.from(chunk))) {
       this.paused = true;
       this.socket.pause();
     }
@@ -177,7 +180,8 @@ class Connection implements ResponseEvents {
     else this.destroy();
   }
 
-  private onData(chunk: Buffer): void {
+  /** Bytes read from the app (a view of the shared read buffer, valid only during this call). */
+  onRead(chunk: Buffer): void {
     try {
       this.parser.feed(chunk);
     } catch (err) {
@@ -327,24 +331,47 @@ export class H1Upstream {
   /** Dials a new connection for `p`. */
   dial(p: Pending): void {
     this.dialing++;
-    dialWithRetry("127.0.0.1", this.port, this.policy, (err, socket) => {
-      this.dialing--;
-      if (err !== null || socket === null) {
-        if (!p.cancelled) p.sink.onError(err ?? new Error("dial failed"));
-        this.next();
-        this.maybeClosed();
-        return;
-      }
-      if (this.destroyed) {
-        socket.destroy();
-        if (!p.cancelled) p.sink.onError(new Error("upstream pool destroyed"));
-        return;
-      }
-      const conn = new Connection(this, socket);
-      this.all.add(conn);
-      if (p.cancelled) this.release(conn);
-      else conn.send(p);
-    });
+    let conn: Connection | null = null;
+    // Reads land in one shared buffer and go straight to the parser: no Buffer, stream event or tick per
+    // read (Node's `onread`). Nothing is read before `connect`, when `conn` is set.
+    const connect = (host: string, port: number) =>
+      net.connect({
+        host,
+        port,
+        noDelay: true,
+        onread: {
+          buffer: READ_BUFFER,
+          callback: (n: number) => {
+            conn?.onRead(READ_BUFFER.subarray(0, n));
+            return true; // back-pressure pauses the socket itself (`Connection.body`)
+          },
+        },
+      });
+    dialWithRetry(
+      "127.0.0.1",
+      this.port,
+      this.policy,
+      (err, socket) => {
+        this.dialing--;
+        if (err !== null || socket === null) {
+          if (!p.cancelled) p.sink.onError(err ?? new Error("dial failed"));
+          this.next();
+          this.maybeClosed();
+          return;
+        }
+        if (this.destroyed) {
+          socket.destroy();
+          if (!p.cancelled) p.sink.onError(new Error("upstream pool destroyed"));
+          return;
+        }
+        conn = new Connection(this, socket);
+        this.all.add(conn);
+        if (p.cancelled) this.release(conn);
+        else conn.send(p);
+      },
+      Math.random,
+      connect,
+    );
   }
 
   private cancel(p: Pending): void {

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --initial-old-space-size=8
+#!/usr/bin/env -S node --min-semi-space-size=8 --max-semi-space-size=8 --initial-old-space-size=8
 /**
  * thaw-queue-proxy: the pod sidecar, configured only by Knative's environment variables (knative-spec.md
  * c.2) plus a few THAW_* knobs documented in the README.
