@@ -30,6 +30,7 @@ export function slowRequest(
   id: string,
   ms: number,
   bytes: number,
+  headers: Record<string, string> = {},
 ): Exchange<SlowResult> {
   const u = new URL(base);
   const ex: Exchange<SlowResult> = { id, pod: undefined, done: Promise.resolve() as never };
@@ -39,7 +40,7 @@ export function slowRequest(
         host: u.hostname,
         port: u.port,
         path: `/slow?ms=${ms}&bytes=${bytes}&id=${id}`,
-        headers: { host },
+        headers: { ...headers, host },
         agent: false,
       },
       (res) => {
@@ -77,6 +78,7 @@ export function sseStream(
   id: string,
   n: number,
   everyMs: number,
+  headers: Record<string, string> = {},
 ): Exchange<SseResult> {
   const u = new URL(base);
   const ex: Exchange<SseResult> = { id, pod: undefined, done: Promise.resolve() as never };
@@ -89,7 +91,7 @@ export function sseStream(
         host: u.hostname,
         port: u.port,
         path: `/sse?n=${n}&every=${everyMs}&id=${id}`,
-        headers: { host },
+        headers: { ...headers, host },
         agent: false,
       },
       (res) => {
@@ -137,12 +139,13 @@ export function wsSession(
   id: string,
   messages: number,
   everyMs: number,
+  headers: Record<string, string> = {},
 ): Exchange<WsResult> {
   const ex: Exchange<WsResult> = { id, pod: undefined, done: Promise.resolve() as never };
   ex.done = new Promise((resolve) => {
     const echoes: string[] = [];
     let error: string | undefined;
-    const ws = new WebSocket(`${base.replace(/^http/, "ws")}/ws?id=${id}`, { headers: { host } });
+    const ws = new WebSocket(`${base.replace(/^http/, "ws")}/ws?id=${id}`, { headers: { ...headers, host } });
     let sent = 0;
     let timer: NodeJS.Timeout | undefined;
     ws.on("message", (d) => {
