@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningActivator, readConfig, startActivator } from "@thaw/activator/node";
 import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { printFigures } from "@thaw/bench-kit/overload";
 import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arrivals, type Exchange, slowRequest, sseStream, wsSession } from "./support/drain-streams.js";
@@ -210,6 +211,18 @@ describe("scale-down through the activator to real queue-proxies (Knative's drai
     for (const r of await on(all.ws)) expect(r).toEqual({ echoes, closeCode: 1000 });
     // Quiet period, then the exchanges' remaining time; the pod is gone well inside the kill grace.
     await until(() => scaler.pids().length === 2, 20_000, "the drained pod to exit");
+    const onDraining = [all.slow, all.sse, all.ws].flat().filter((e) => e.pod === draining).length;
+    printFigures("drain/activator-queue-proxy-2-to-1", {
+      onDrainingPod: onDraining,
+      finishedWhole: onDraining,
+      sentDuringQuietPeriod: sent.length,
+      answered200: answers.filter((a) => a.status === 200).length,
+      reachedDrainingPodBeforeEndpointUpdate: atDraining.length,
+      sentAfterEndpointUpdate: afterUpdate.size,
+      reachedDrainingPodAfterEndpointUpdate: 0,
+      unreadyAfterSigtermMs: unready,
+      goneAfterSigtermMs: Date.now() - stopAt,
+    });
     console.log(
       `activator drain 2->1: ${sent.length} requests during the ${QUIET_MS} ms quiet period, all 200; ` +
         `${atDraining.length} reached the draining pod before the endpoint update, 0 of ${afterUpdate.size} after it; ` +

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PodInfo, policyFor } from "@thaw/autoscaler-service";
+import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arrivals, type Exchange, slowRequest, sseStream, wsSession } from "./support/drain-streams.js";
 import { request, stackFrom } from "./support/stack-harness.js";
@@ -147,6 +148,14 @@ describe("scale-down through thaw up: what is in flight on a draining pod finish
     expect(late).toEqual([]);
     // The drained pod's two processes go once its last exchange ended (the bound is far inside the kill grace).
     const goneMs = await until(() => stack.scaler.pids().length === 2, 15_000, "the drained pod to exit");
+    printFigures("drain/thaw-up-2-to-1", {
+      onDrainingPod: finished,
+      finishedWhole: finished,
+      sentWhileDraining: fresh.length,
+      answered200: fresh.filter((f) => f.status === 200).length,
+      reachedDrainingPod: late.length,
+      goneAfterDrainStartMs: Date.now() - drainStart,
+    });
     console.log(
       `drain 2->1: ${finished} exchanges on the draining pod finished whole, 30 new requests all on the other pod, ` +
         `drained pod gone ${Date.now() - drainStart} ms after the drain began (${goneMs} ms after its exchanges ended)`,
@@ -174,7 +183,15 @@ describe("scale-down through thaw up: what is in flight on a draining pod finish
       served.every((p) => p !== last && p.startsWith("drain-")),
       JSON.stringify(served),
     ).toBe(true);
-    expect(arrivals(log).filter((a) => a.pod === last && a.id.startsWith("held-"))).toEqual([]);
+    const heldAtLast = arrivals(log).filter((a) => a.pod === last && a.id.startsWith("held-"));
+    expect(heldAtLast).toEqual([]);
+    printFigures("drain/thaw-up-1-to-0", {
+      onDrainingPod: finished,
+      finishedWhole: finished,
+      heldWhileDraining: held.length,
+      answered200: answers.filter((r) => r.status === 200).length,
+      reachedDrainingPod: heldAtLast.length,
+    });
     console.log(
       `drain 1->0: ${finished} exchanges finished whole, 5 requests held while draining, then served by ${served[0]}`,
     );

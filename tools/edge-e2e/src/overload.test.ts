@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type BurstResult,
+  burstFigures,
   burstLosses,
   fireBurst,
   OVERLOAD_APP,
   openGateWhenHeld,
-  tallyBurst,
+  printFigures,
 } from "@thaw/bench-kit/overload";
 import { formatRss, processTree, sampleRss } from "@thaw/bench-kit/rss";
 import { loadAndCheck, type Stack, startStack } from "thaw";
@@ -133,27 +134,16 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
   const ms = Math.round(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 300));
   const after = await counters(edge.url, EDGE_TOKEN);
-  const t = tallyBurst(results);
   const figures = rss.stop();
   const heldCold = after.hook.coldAllows - before.hook.coldAllows;
-  console.log(
-    `edge overload ${name}: ${JSON.stringify({
-      sent: BURST,
-      ms,
-      byStatus: t.byStatus,
-      retryable503: t.retryable503,
-      podQueueFull: t.podQueueFull,
-      lost: t.errors,
-      heldCold,
-      activations: after.hook.activations - before.hook.activations,
-      firstFailure: results.find((r) => r.status !== 200)?.body.slice(0, 200) ?? null,
-      workerdRssMiB: figures.workerd
-        ? [figures.workerd.beforeKiB, figures.workerd.peakKiB, figures.workerd.afterKiB].map((k) =>
-            Math.round(k / 1024),
-          )
-        : null,
-    })}\n${formatRss(figures)}`,
-  );
+  console.log(`edge overload ${name}: ${BURST} sent, all answered in ${ms} ms\n${formatRss(figures)}`);
+  printFigures(`edge-overload/${name}`, {
+    ...burstFigures(results, figures),
+    ms,
+    heldCold,
+    activations: after.hook.activations - before.hook.activations,
+    firstFailure: results.find((r) => r.status !== 200)?.body.slice(0, 200) ?? null,
+  });
   return results;
 }
 
