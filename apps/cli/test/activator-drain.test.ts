@@ -181,6 +181,11 @@ describe("scale-down through the activator to real queue-proxies (Knative's drai
     const stopAt = Date.now();
     const survivor = scaler.pods(rev)[0]?.name as string;
     const draining = pods.find((p) => p !== survivor) as string;
+    // The premise: each kind of exchange is still open on the draining pod as its drain begins.
+    for (const [kind, xs] of Object.entries(all)) {
+      const live = (xs as Exchange<unknown>[]).filter((e) => e.pod === draining && !e.finished);
+      expect(live.length, `${kind} exchanges still open on ${draining} at SIGTERM`).toBeGreaterThan(0);
+    }
     // Knative: readiness fails as soon as the queue-proxy has the SIGTERM, while it still serves.
     const unready = await until(
       async () => (await queueProbe(before.get(draining) as string)) === 503,

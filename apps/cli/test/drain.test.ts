@@ -104,6 +104,14 @@ async function openOnEvery(pods: string[], tag: string): Promise<Open> {
   return open;
 }
 
+/** The premise: each kind of exchange is still open on `pod` as its drain begins. */
+function expectOpenOn(open: Open, pod: string): void {
+  for (const [kind, xs] of Object.entries(open)) {
+    const live = (xs as Exchange<unknown>[]).filter((e) => e.pod === pod && !e.finished);
+    expect(live.length, `${kind} exchanges still open on ${pod} when its drain began`).toBeGreaterThan(0);
+  }
+}
+
 /** Every exchange of `open` on `pod` finished whole: all bytes, all events, all echoes, clean ends. */
 async function expectAllWhole(open: Open, pod: string): Promise<number> {
   const mine = <T>(xs: Exchange<T>[]) => xs.filter((e) => e.pod === pod);
@@ -127,6 +135,7 @@ describe("scale-down through thaw up: what is in flight on a draining pod finish
     const drainStart = Date.now();
     const survivor = stack.scaler.pods(rev)[0]?.name as string;
     const draining = pods.find((p) => p !== survivor) as string;
+    expectOpenOn(open, draining);
     // New requests while the other drains, a few at a time over its drain.
     const fresh: { status: number; pod: string }[] = [];
     for (let i = 0; i < 30; i++) {
@@ -168,6 +177,7 @@ describe("scale-down through thaw up: what is in flight on a draining pod finish
     stack.service.removeRevision(rev);
     void stack.scaler.scale(rev, 0);
     await until(() => stack.scaler.pods(rev).length === 0, 20_000, "the last pod to be stopping");
+    expectOpenOn(open, last);
     const held = Array.from({ length: 5 }, (_, i) =>
       request(stack.url, { path: `/held?id=held-b-${i}`, headers: { host: HOST } }),
     );

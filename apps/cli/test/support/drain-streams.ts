@@ -12,6 +12,8 @@ export interface Exchange<T> {
   id: string;
   /** Set as soon as the pod is known (from the stream's first message, or the app's arrival log). */
   pod: string | undefined;
+  /** True once `done` settled: a test checks an exchange was still open when the drain began. */
+  finished: boolean;
   done: Promise<T>;
 }
 
@@ -33,7 +35,7 @@ export function slowRequest(
   headers: Record<string, string> = {},
 ): Exchange<SlowResult> {
   const u = new URL(base);
-  const ex: Exchange<SlowResult> = { id, pod: undefined, done: Promise.resolve() as never };
+  const ex: Exchange<SlowResult> = { id, pod: undefined, finished: false, done: Promise.resolve() as never };
   ex.done = new Promise((resolve) => {
     const req = http.request(
       {
@@ -58,7 +60,7 @@ export function slowRequest(
     req.on("error", (e) => resolve({ status: 0, bytes: 0, pod: "", error: String(e) }));
     req.end();
   });
-  return ex;
+  return tracked(ex);
 }
 
 /** How an SSE stream ended. */
@@ -81,7 +83,7 @@ export function sseStream(
   headers: Record<string, string> = {},
 ): Exchange<SseResult> {
   const u = new URL(base);
-  const ex: Exchange<SseResult> = { id, pod: undefined, done: Promise.resolve() as never };
+  const ex: Exchange<SseResult> = { id, pod: undefined, finished: false, done: Promise.resolve() as never };
   ex.done = new Promise((resolve) => {
     const data: string[] = [];
     let sawEnd = false;
@@ -117,7 +119,7 @@ export function sseStream(
     req.on("error", (e) => resolve({ status: 0, data, ended: false, error: String(e) }));
     req.end();
   });
-  return ex;
+  return tracked(ex);
 }
 
 /** How a websocket session ended. */
@@ -141,7 +143,7 @@ export function wsSession(
   everyMs: number,
   headers: Record<string, string> = {},
 ): Exchange<WsResult> {
-  const ex: Exchange<WsResult> = { id, pod: undefined, done: Promise.resolve() as never };
+  const ex: Exchange<WsResult> = { id, pod: undefined, finished: false, done: Promise.resolve() as never };
   ex.done = new Promise((resolve) => {
     const echoes: string[] = [];
     let error: string | undefined;
@@ -169,6 +171,14 @@ export function wsSession(
       resolve({ echoes, closeCode: code, ...(error ? { error } : {}) });
     });
     setTimeout(() => ws.terminate(), 120_000).unref();
+  });
+  return tracked(ex);
+}
+
+/** Marks `ex` finished when its `done` settles; returns it. */
+function tracked<T>(ex: Exchange<T>): Exchange<T> {
+  void ex.done.then(() => {
+    ex.finished = true;
   });
   return ex;
 }
