@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseServiceRoutes } from "./config.js";
 
 describe("parseServiceRoutes", () => {
-  it("reads name, namespace (default 'default'), hosts, paths and containerConcurrency", () => {
+  it("reads name, namespace (default 'default'), hosts, paths, containerConcurrency and maxQueue", () => {
     const r = parseServiceRoutes({
       listen: "127.0.0.1:8080",
       services: [
@@ -43,6 +43,11 @@ describe("parseServiceRoutes", () => {
       name: "containerConcurrency not a whole number",
       doc: { services: [{ name: "a", hosts: ["h"], containerConcurrency: 1.5 }] },
       path: "services[0].containerConcurrency",
+    },
+    {
+      name: "maxQueue 0",
+      doc: { services: [{ name: "a", hosts: ["h"], maxQueue: 0 }] },
+      path: "services[0].maxQueue",
     },
     {
       name: "containerConcurrency above Knative's 1000",

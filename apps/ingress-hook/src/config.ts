@@ -61,6 +61,16 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
         message: `must be a whole number 0..1000 (Knative's range; 0 = no per-pod limit), got ${JSON.stringify(cc)}`,
       });
     }
+    const maxQueue = svc["maxQueue"];
+    if (
+      maxQueue !== undefined &&
+      !(Number.isInteger(maxQueue) && (maxQueue as number) >= 1 && (maxQueue as number) <= 1_000_000)
+    ) {
+      issues.push({
+        path: `${at}.maxQueue`,
+        message: `must be a whole number 1..1000000 (requests held while the pods are full), got ${JSON.stringify(maxQueue)}`,
+      });
+    }
     if (issues.length === 0) {
       const route: ServiceRoute = {
         name: name as string,
@@ -69,6 +79,7 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
       };
       if (Array.isArray(paths)) route.paths = paths as string[];
       if (cc !== undefined) route.containerConcurrency = cc as number;
+      if (maxQueue !== undefined) route.maxQueue = maxQueue as number;
       out.push(route);
     }
   });

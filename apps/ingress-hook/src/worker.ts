@@ -64,11 +64,13 @@ export function gateFor(env: Env): Gate | Error {
       gate = new Error(routes.issues.map((i) => `THAW_SERVICES: ${i.path}: ${i.message}`).join("\n"));
     } else {
       // Requests held while cold are released no faster than the ready pods take them (containerConcurrency
-      // slots per pod the activation answer names, first come first served; see CapacityRelease), each slot
-      // kept until the origin's response starts: the gateway has no activator on its request path.
-      const cc = new Map(routes.value.map((s) => [`${s.namespace}/${s.name}`, s.containerConcurrency ?? 0]));
+      // slots per pod the activation answer names, first come first served, at most maxQueue waiting; see
+      // CapacityRelease), each slot kept until the origin's response starts: the gateway has no activator
+      // on its request path.
+      const byKey = new Map(routes.value.map((s) => [`${s.namespace}/${s.name}`, s]));
       const hook = new IngressHook({
-        containerConcurrencyFor: (key) => cc.get(key) ?? 0,
+        containerConcurrencyFor: (key) => byKey.get(key)?.containerConcurrency ?? 0,
+        maxQueueFor: (key) => byKey.get(key)?.maxQueue,
         clock: systemClock,
         random: Math.random,
         resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(routes.value)],

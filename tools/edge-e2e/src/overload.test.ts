@@ -9,6 +9,7 @@ import {
   OVERLOAD_APP,
   openGateWhenHeld,
   printFigures,
+  tallyBurst,
 } from "@thaw/bench-kit/overload";
 import { formatRss, processTree, sampleRss } from "@thaw/bench-kit/rss";
 import { loadAndCheck, type Stack, startStack } from "thaw";
@@ -29,9 +30,12 @@ const EDGE_TOKEN = "edge-token-overload-0123456789";
 /** How long the burst is given to reach the edge before the pods may listen (the edge's held count is not visible). */
 const GATE_WAIT_MS = 8000;
 
+const SMALL_QUEUE = 100;
+
 const services = [
   { name: "cc1", containerConcurrency: 1, maxQueue: 10_000 },
   { name: "cc4", containerConcurrency: 4, maxQueue: 10_000 },
+  { name: "bounded", containerConcurrency: 4, maxQueue: SMALL_QUEUE },
 ];
 
 let dir = "";
@@ -78,6 +82,7 @@ beforeAll(async () => {
           namespace: "default",
           hosts: [`${s.name}.localhost`],
           containerConcurrency: s.containerConcurrency,
+          maxQueue: s.maxQueue,
         })),
       ),
     },
@@ -168,5 +173,14 @@ describe(`the edge (wrangler dev: gateway + activator Durable Object) in front o
     expectNoLossNoPodRejection(results);
     expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
     expect(maxInFlight(results)).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it(`a queue bound of ${SMALL_QUEUE} (THAW_SERVICES maxQueue): the excess gets 503 + Retry-After, the rest 200`, async () => {
+    const results = await coldBurst("bounded");
+    expectNoLossNoPodRejection(results);
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(SMALL_QUEUE);
+    expect(ok).toBeLessThan(BURST);
+    expect(tallyBurst(results).retryable503).toBe(BURST - ok);
   }, 120_000);
 });
