@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type BurstResult,
+  burstFigures,
   burstLosses,
   fireBurst,
   OVERLOAD_APP,
   openGateWhenHeld,
   orderAtApp,
+  printFigures,
   tallyBurst,
 } from "@thaw/bench-kit/overload";
 import { formatRss, sampleRss } from "@thaw/bench-kit/rss";
@@ -84,10 +86,16 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
   const ms = Math.round(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 300));
   const t = tallyBurst(results);
+  const figures = rss.stop();
   console.log(
     `thaw up overload ${name}: ${BURST} sent (${gate.held} held when the pods could start), all answered in ${ms} ms, by status ${JSON.stringify(t.byStatus)}, ` +
-      `503 with Retry-After ${t.retryable503}, pod queue full ${t.podQueueFull}\n${formatRss(rss.stop())}`,
+      `503 with Retry-After ${t.retryable503}, pod queue full ${t.podQueueFull}\n${formatRss(figures)}`,
   );
+  printFigures(`thaw-up-overload/${name}`, {
+    ...burstFigures(results, figures),
+    ms,
+    heldWhenGateOpened: gate.held,
+  });
   return results;
 }
 

@@ -2,19 +2,31 @@ import { describe, expect, it } from "vitest";
 import { parseServiceRoutes } from "./config.js";
 
 describe("parseServiceRoutes", () => {
-  it("reads name, namespace (default 'default'), hosts and paths", () => {
+  it("reads name, namespace (default 'default'), hosts, paths, containerConcurrency and maxQueue", () => {
     const r = parseServiceRoutes({
       listen: "127.0.0.1:8080",
       services: [
         { name: "hello", hosts: ["Hello.Localhost"], run: { command: ["node"] } },
-        { name: "api", namespace: "shop", hosts: ["shop.localhost"], paths: ["/api"] },
+        {
+          name: "api",
+          namespace: "shop",
+          hosts: ["shop.localhost"],
+          paths: ["/api"],
+          containerConcurrency: 4,
+        },
       ],
     });
     expect(r).toEqual({
       ok: true,
       value: [
         { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
-        { name: "api", namespace: "shop", hosts: ["shop.localhost"], paths: ["/api"] },
+        {
+          name: "api",
+          namespace: "shop",
+          hosts: ["shop.localhost"],
+          paths: ["/api"],
+          containerConcurrency: 4,
+        },
       ],
     });
   });
@@ -26,6 +38,21 @@ describe("parseServiceRoutes", () => {
       name: "relative path prefix",
       doc: { services: [{ name: "a", hosts: ["h"], paths: ["api"] }] },
       path: "services[0].paths[0]",
+    },
+    {
+      name: "containerConcurrency not a whole number",
+      doc: { services: [{ name: "a", hosts: ["h"], containerConcurrency: 1.5 }] },
+      path: "services[0].containerConcurrency",
+    },
+    {
+      name: "maxQueue 0",
+      doc: { services: [{ name: "a", hosts: ["h"], maxQueue: 0 }] },
+      path: "services[0].maxQueue",
+    },
+    {
+      name: "containerConcurrency above Knative's 1000",
+      doc: { services: [{ name: "a", hosts: ["h"], containerConcurrency: 1001 }] },
+      path: "services[0].containerConcurrency",
     },
   ];
   for (const row of bad) {

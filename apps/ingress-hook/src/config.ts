@@ -54,6 +54,23 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
           }
         });
     }
+    const cc = svc["containerConcurrency"];
+    if (cc !== undefined && !(Number.isInteger(cc) && (cc as number) >= 0 && (cc as number) <= 1000)) {
+      issues.push({
+        path: `${at}.containerConcurrency`,
+        message: `must be a whole number 0..1000 (Knative's range; 0 = no per-pod limit), got ${JSON.stringify(cc)}`,
+      });
+    }
+    const maxQueue = svc["maxQueue"];
+    if (
+      maxQueue !== undefined &&
+      !(Number.isInteger(maxQueue) && (maxQueue as number) >= 1 && (maxQueue as number) <= 1_000_000)
+    ) {
+      issues.push({
+        path: `${at}.maxQueue`,
+        message: `must be a whole number 1..1000000 (requests held while the pods are full), got ${JSON.stringify(maxQueue)}`,
+      });
+    }
     if (issues.length === 0) {
       const route: ServiceRoute = {
         name: name as string,
@@ -61,6 +78,8 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
         hosts: (hosts as string[]).map((h) => h.toLowerCase()),
       };
       if (Array.isArray(paths)) route.paths = paths as string[];
+      if (cc !== undefined) route.containerConcurrency = cc as number;
+      if (maxQueue !== undefined) route.maxQueue = maxQueue as number;
       out.push(route);
     }
   });

@@ -127,7 +127,7 @@ describe("thawIngress middleware", () => {
 });
 
 describe("thawIngress without an activator route: held requests released at the pods' capacity", () => {
-  function throttled(maxQueue = 10_000) {
+  function throttled(maxQueue = 10_000, holdTickMs?: number) {
     const clock = new ManualClock(0);
     const activator = new FakeActivatorClient();
     const hook = new IngressHook({
@@ -143,7 +143,7 @@ describe("thawIngress without an activator route: held requests released at the 
     let most = 0;
     const gates: (() => void)[] = [];
     const app = new Hono<{ Variables: ThawIngressVariables }>();
-    app.use("*", thawIngress({ hook }));
+    app.use("*", thawIngress({ hook, ...(holdTickMs ? { holdTickMs } : {}) }));
     // The "origin": counts requests in flight per pod and finishes each when the test says so.
     app.all("*", async (c) => {
       const pod = c.var.thaw.upstream as string;
@@ -174,6 +174,22 @@ describe("thawIngress without an activator route: held requests released at the 
     expect(t.most()).toBe(2);
     const pods = new Set(await Promise.all(res.map(async (r) => ((await r.json()) as { pod: string }).pod)));
     expect(pods).toEqual(new Set(["10.0.0.1:8012", "10.0.0.2:8012"]));
+  });
+
+  it("with holdTickMs (the Workers keep-alive timer), the same release: first come first served, 1 at a time", async () => {
+    const t = throttled(10_000, 5);
+    const answers = Array.from({ length: 4 }, (_, i) => t.app.request(`http://hello.localhost/t${i}`));
+    await t.settle();
+    t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    for (let round = 0; round < 200 && t.order.length < 4; round++) {
+      await new Promise((r) => setTimeout(r, 2));
+      t.gates.shift()?.();
+    }
+    while (t.gates.length > 0) t.gates.shift()?.();
+    const res = await Promise.all(answers);
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(t.order).toEqual(["/t0", "/t1", "/t2", "/t3"]);
+    expect(t.most()).toBe(1);
   });
 
   it("past maxQueue waiters, the excess gets 503 + Retry-After", async () => {

@@ -22,6 +22,12 @@ export interface ThawIngressOptions {
   trustForwardedHost?: boolean;
   /** Add X-Thaw-Upstream to the request passed on, for an origin proxy that routes by it (default false). */
   setUpstreamHeader?: boolean;
+  /**
+   * Workers only: while a held request waits for a pod slot, keep a timer armed every this many ms. workerd
+   * cancels a request that awaits nothing but a promise another request resolves (it takes it as hung, 500);
+   * a pending timer keeps it alive until the slot comes. Unset (Node): no timer.
+   */
+  holdTickMs?: number;
 }
 
 /**
@@ -46,7 +52,9 @@ export function thawIngress<
     if (decided.kind === "deny") return denyResponse(decided);
     // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld);
     // warm ones pass with no await.
-    const released = decided.warm ? undefined : await hook.releaseHeld(decided, raw.signal);
+    const released = decided.warm
+      ? undefined
+      : await ticking(hook.releaseHeld(decided, raw.signal), options.holdTickMs);
     if (released && "kind" in released) return denyResponse(released);
     const d = released ? released.allow : decided;
     c.set("thaw", d);
@@ -70,6 +78,17 @@ export function thawIngress<
       released?.release();
     }
   };
+}
+
+/** Settles as `p` does; meanwhile, with `tickMs`, a timer is always pending (see `holdTickMs`). */
+async function ticking<T>(p: Promise<T>, tickMs: number | undefined): Promise<T> {
+  if (tickMs === undefined || tickMs <= 0) return p;
+  let settled = false;
+  const out = p.finally(() => {
+    settled = true;
+  });
+  while (!settled) await Promise.race([out, new Promise((r) => setTimeout(r, tickMs))]);
+  return out;
 }
 
 /** The decision's view of a request the gateway received itself. */

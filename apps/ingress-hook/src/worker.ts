@@ -33,6 +33,9 @@ export interface Env {
   WARM_TTL_MS?: string;
 }
 
+/** A held request's keep-alive timer while it waits for a pod slot (ThawIngressOptions.holdTickMs). */
+const HOLD_TICK_MS = 250;
+
 /** Retry-After when the origin cannot be reached at all (no cold-start history to go by). */
 const UNREACHABLE_RETRY_AFTER_S = 1;
 
@@ -60,7 +63,14 @@ export function gateFor(env: Env): Gate | Error {
     if (!routes.ok) {
       gate = new Error(routes.issues.map((i) => `THAW_SERVICES: ${i.path}: ${i.message}`).join("\n"));
     } else {
+      // Requests held while cold are released no faster than the ready pods take them (containerConcurrency
+      // slots per pod the activation answer names, first come first served, at most maxQueue waiting; see
+      // CapacityRelease), each slot kept until the origin's response starts: the gateway has no activator
+      // on its request path.
+      const byKey = new Map(routes.value.map((s) => [`${s.namespace}/${s.name}`, s]));
       const hook = new IngressHook({
+        containerConcurrencyFor: (key) => byKey.get(key)?.containerConcurrency ?? 0,
+        maxQueueFor: (key) => byKey.get(key)?.maxQueue,
         clock: systemClock,
         random: Math.random,
         resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(routes.value)],
@@ -76,7 +86,7 @@ export function gateFor(env: Env): Gate | Error {
       });
       gate = {
         hook,
-        mw: thawIngress<WorkerHonoEnv>({ hook }),
+        mw: thawIngress<WorkerHonoEnv>({ hook, holdTickMs: HOLD_TICK_MS }),
         origin: vars.value.origin,
         originToken: env.ORIGIN_TOKEN ?? "",
         load: new LoadReporter(Date.now()),

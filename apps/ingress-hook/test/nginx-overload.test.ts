@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
 import {
   type BurstResult,
+  burstFigures,
   burstLosses,
   fireBurst,
   OVERLOAD_APP,
   openGateWhenHeld,
   orderAtApp,
+  printFigures,
   tallyBurst,
 } from "@thaw/bench-kit/overload";
 import { formatRss, processTree, sampleRss } from "@thaw/bench-kit/rss";
@@ -115,13 +117,15 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
   const ms = Math.round(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 300));
   const t = tallyBurst(results);
+  const figures = rss.stop();
   const lat = results.map((r) => r.ms).sort((a, b) => a - b);
   const q = (p: number) => Math.round(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0);
   console.log(
     `nginx overload ${name}: ${BURST} sent, all answered in ${ms} ms (p50 ${q(0.5)} ms, p90 ${q(0.9)} ms), ` +
       `by status ${JSON.stringify(t.byStatus)}, 503 with Retry-After ${t.retryable503}, ` +
-      `pod queue full ${t.podQueueFull}, held while cold ${heldCold}\n${formatRss(rss.stop())}`,
+      `pod queue full ${t.podQueueFull}, held while cold ${heldCold}\n${formatRss(figures)}`,
   );
+  printFigures(`nginx-overload/${name}`, { ...burstFigures(results, figures), ms, heldCold });
   // The case's premise: the whole burst reached the hook while the revision was cold (a warm request in
   // serve mode goes straight to a pod by design); the start gate above makes sure of it.
   expect(heldCold, "requests held while cold (the rest arrived after the first pod was ready)").toBe(BURST);

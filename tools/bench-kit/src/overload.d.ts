@@ -47,3 +47,19 @@ export function burstLosses(results: BurstResult[]): {
   bare503: number;
   otherStatuses: number[];
 };
+/** Start of the one parseable figures line (`THAW-FIGURES {json}`). */
+export const FIGURES_PREFIX: string;
+/** Prints `THAW-FIGURES {"test": test, ...figures}` on one line. */
+export function printFigures(test: string, figures: Record<string, unknown>): void;
+/** A burst's figures: sent, by status, lost, pod-refused, 503 + Retry-After, RSS [before, peak, after] MiB. */
+export function burstFigures(
+  results: BurstResult[],
+  rss?: Record<string, { beforeKiB: number; peakKiB: number; afterKiB: number }>,
+): {
+  sent: number;
+  byStatus: Record<string, number>;
+  lost: number;
+  podQueueFull: number;
+  retryable503: number;
+  rssMiB: Record<string, [number, number, number]>;
+};

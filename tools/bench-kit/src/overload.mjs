@@ -131,3 +131,37 @@ export function burstLosses(results) {
     otherStatuses: results.filter((r) => r.status !== 200 && r.status !== 503).map((r) => r.status),
   };
 }
+
+/** Start of the one parseable line of figures each reliability test prints (RELIABILITY.md quotes them). */
+export const FIGURES_PREFIX = "THAW-FIGURES";
+
+/**
+ * Prints `THAW-FIGURES {"test": <test>, ...figures}` as one line, so `grep -h '^THAW-FIGURES'` over a CI log
+ * gives every figure of the latest run.
+ * @param {string} test
+ * @param {Record<string, unknown>} figures
+ */
+export function printFigures(test, figures) {
+  console.log(`${FIGURES_PREFIX} ${JSON.stringify({ test, ...figures })}`);
+}
+
+/**
+ * A burst's figures for {@link printFigures}: sent, answered by status, lost (resets, timeouts), refused by a
+ * pod's own breaker, 503 with Retry-After; and each RSS group as [before, peak, after] MiB.
+ * @param {import("./overload.d.ts").BurstResult[]} results
+ * @param {Record<string, { beforeKiB: number, peakKiB: number, afterKiB: number }>} [rss]
+ */
+export function burstFigures(results, rss = {}) {
+  const t = tallyBurst(results);
+  const mib = (/** @type {number} */ k) => Math.round(k / 102.4) / 10;
+  return {
+    sent: results.length,
+    byStatus: t.byStatus,
+    lost: t.errors,
+    podQueueFull: t.podQueueFull,
+    retryable503: t.retryable503,
+    rssMiB: Object.fromEntries(
+      Object.entries(rss).map(([k, v]) => [k, [mib(v.beforeKiB), mib(v.peakKiB), mib(v.afterKiB)]]),
+    ),
+  };
+}

@@ -20,11 +20,15 @@ interface RevisionSlots {
 export class CapacityRelease {
   readonly #revisions = new Map<string, RevisionSlots>();
   readonly #containerConcurrencyFor: (key: string) => number;
-  readonly #queueLimit: number;
+  readonly #queueLimitFor: (key: string) => number;
 
-  constructor(containerConcurrencyFor: (key: string) => number, queueLimit = 10_000) {
+  /** `queueLimit`: most waiters per revision, a number for all or a function of the revision key. */
+  constructor(
+    containerConcurrencyFor: (key: string) => number,
+    queueLimit: number | ((key: string) => number) = 10_000,
+  ) {
     this.#containerConcurrencyFor = containerConcurrencyFor;
-    this.#queueLimit = queueLimit;
+    this.#queueLimitFor = typeof queueLimit === "number" ? () => queueLimit : queueLimit;
   }
 
   /**
@@ -43,7 +47,7 @@ export class CapacityRelease {
     if (!r) {
       r = {
         endpoints: [],
-        rt: new RevisionThrottler({ containerConcurrency: cc, queueLimit: this.#queueLimit }),
+        rt: new RevisionThrottler({ containerConcurrency: cc, queueLimit: this.#queueLimitFor(key) }),
       };
       this.#revisions.set(key, r);
     }

@@ -41,6 +41,8 @@ export interface IngressHookOptions {
   retryAfterSeconds?: number;
   /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
   maxQueue?: number;
+  /** A revision's own bound in place of `maxQueue` (thaw.config.yaml's `maxQueue`); undefined = `maxQueue`. */
+  maxQueueFor?: (key: string) => number | undefined;
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -67,11 +69,12 @@ export class IngressHook {
   readonly cache: WarmCache;
   readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
   readonly #o: Required<
-    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor">
+    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "maxQueueFor">
   > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
+  readonly #maxQueueFor: (key: string) => number;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -95,8 +98,10 @@ export class IngressHook {
       throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
+    const maxQueue = this.#o.maxQueue;
+    this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
-      this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#o.maxQueue);
+      this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#maxQueueFor);
     }
   }
 
@@ -183,7 +188,7 @@ export class IngressHook {
       if (err instanceof QueueFullError) {
         return this.#deny(
           ErrorCode.ERR_QUEUE_FULL,
-          `more than ${this.#o.maxQueue} requests wait for ${d.key}`,
+          `more than ${this.#maxQueueFor(d.key)} requests wait for ${d.key}`,
           this.#o.retryAfterSeconds,
         );
       }

@@ -46,6 +46,8 @@ export interface ServiceRoute {
   paths?: string[];
   /** Picks the LB policy for X-Thaw-Upstream (thaw.config.yaml's containerConcurrency); default 0. */
   containerConcurrency?: number;
+  /** Requests held for a pod slot at most (thaw.config.yaml's maxQueue); default the hook's `maxQueue`. */
+  maxQueue?: number;
 }
 
 interface CompiledRoute {

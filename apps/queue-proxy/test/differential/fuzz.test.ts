@@ -3,6 +3,8 @@
  * through the queue-proxy; no case may disagree. THAW_H1_FUZZ_RUNS sets the number of cases (default
  * 2000, bounded for CI); THAW_H1_FUZZ_SEED replays a run.
  */
+
+import { printFigures } from "@thaw/bench-kit/overload";
 import { type Outcome, type Recorder, runCase, startRecorder } from "@thaw/h1-diff";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,6 +57,7 @@ describe("queue-proxy against llhttp: generated requests", () => {
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: Number(SEED) } : {}) },
       );
       console.log(`h1 fuzz: ${RUNS} cases, outcomes ${JSON.stringify(counts)}`);
+      printFigures("h1-fuzz/queue-proxy", { cases: RUNS, seed: SEED ?? null, outcomes: counts });
       expect(counts.disagree).toBe(0);
     },
     RUNS * 1000 + 60_000,
