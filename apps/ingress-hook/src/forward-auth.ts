@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { IngressHook } from "./decision/hook.js";
+import { endDecisionSpan, type IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
@@ -16,7 +16,9 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   const app = new Hono();
   const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
     const view = viewOf(raw, dialect, envoyPath);
-    const d = await hook.decide(view);
+    const span = hook.startSpan(view);
+    const d = await hook.decide(view, span);
+    if (span) endDecisionSpan(span, d);
     if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
     const headers = allowHeaders(d);
     if (dialect === "envoy") {

@@ -1,6 +1,6 @@
 import { QueueFullError } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
-import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
+import { ErrorCode, httpStatusFor, revisionKey, type Tracer, type TraceSpan } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
@@ -41,6 +41,8 @@ export interface IngressHookOptions {
   retryAfterSeconds?: number;
   /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
   maxQueue?: number;
+  /** Spans for decisions and activations (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -67,9 +69,9 @@ export class IngressHook {
   readonly cache: WarmCache;
   readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
   readonly #o: Required<
-    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor">
+    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "tracer">
   > &
-    Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
+    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
 
@@ -128,19 +130,41 @@ export class IngressHook {
     return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
   }
 
-  /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
-  async decide(req: HookRequest): Promise<Decision> {
-    const d = this.tryDecide(req, this.#o.clock.now());
-    return d.kind === "cold" ? this.activate(d) : d;
+  /**
+   * The decision's span, a child of the request's W3C trace context (the client's, which forward-auth
+   * proxies pass on the subrequest); undefined when tracing is off. End it with {@link endDecisionSpan}.
+   */
+  startSpan(req: HookRequest): TraceSpan | undefined {
+    return this.#o.tracer?.startSpan("hook.decide", (n) => req.headers.get(n), "server", {
+      "http.request.method": req.method,
+      "thaw.host": req.host,
+    });
   }
 
-  /** Activates a cold revision and turns the outcome into a decision. */
-  async activate(cold: Cold): Promise<Decision> {
+  /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
+  async decide(req: HookRequest, span?: TraceSpan): Promise<Decision> {
+    const d = this.tryDecide(req, this.#o.clock.now());
+    return d.kind === "cold" ? this.activate(d, span) : d;
+  }
+
+  /**
+   * Activates a cold revision and turns the outcome into a decision. With `span`, the request that leads
+   * the single flight makes a `hook.activate` child whose context the activator's `/v1/activate` continues.
+   */
+  async activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
     const { key, revision } = cold;
-    const outcome = await this.#flights.run(key, () => {
+    let led = false;
+    const outcome = await this.#flights.run(key, async () => {
+      led = true;
       this.stats.activations++;
-      return this.#o.activator.activate({ ...revision, timeoutMs: this.#o.activationTimeoutMs });
+      const req = { ...revision, timeoutMs: this.#o.activationTimeoutMs };
+      if (!span) return this.#o.activator.activate(req);
+      const call = span.child("hook.activate", "client", { "thaw.revision": key });
+      const outcome = await this.#o.activator.activate(req, call.carrier());
+      call.end(outcome.kind === "ready" ? undefined : outcome.kind);
+      return outcome;
     });
+    span?.setAttribute("thaw.activation.shared", !led);
     switch (outcome.kind) {
       case "ready": {
         this.cache.recordActivation(key, outcome.endpoints, this.#o.clock.now());
@@ -202,6 +226,20 @@ export class IngressHook {
       ? { kind: "deny", status, code, message }
       : { kind: "deny", status, code, message, retryAfterSeconds };
   }
+}
+
+/** Ends a decision's span with what was decided. */
+export function endDecisionSpan(span: TraceSpan, d: Decision): void {
+  span.setAttribute("thaw.decision", d.kind);
+  if (d.kind === "deny") {
+    span.setAttribute("thaw.error_code", d.code);
+    span.end(d.message);
+    return;
+  }
+  span.setAttribute("thaw.revision", d.key);
+  span.setAttribute("thaw.via", d.via);
+  span.setAttribute("thaw.warm", d.warm);
+  span.end();
 }
 
 /**

@@ -19,7 +19,7 @@ import { forwardAuthApp } from "../forward-auth.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker"
+    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer"
   > {
   /**
    * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default
