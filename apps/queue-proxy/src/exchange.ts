@@ -1,4 +1,10 @@
-import { APP_UNREACHED_HEADER } from "@thaw/protocol";
+import {
+  APP_UNREACHED_HEADER,
+  fieldListReader,
+  type Tracer,
+  type TraceSpan,
+  withCarrier,
+} from "@thaw/protocol";
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
 import { type Admission, BODY_CHUNKED, type Downstream, type StatsSink, type UpstreamSink } from "./ports.js";
@@ -21,6 +27,8 @@ export interface ExchangeContext {
   stats: StatsSink | null;
   admission: Admission | null;
   observer: ExchangeObserver | null;
+  /** Spans per proxied request (docs/tracing.md); absent = tracing off, one check per request. */
+  tracer?: Tracer | undefined;
   now(): number;
 }
 
@@ -44,13 +52,14 @@ export class Exchange implements Timed, UpstreamSink {
   private waiting: WaitSignal | null = null;
   private ended = false;
   private status = 0;
+  private span: TraceSpan | null = null;
 
   constructor(
     readonly ctx: ExchangeContext,
     /** The client side: request line and body, and where the response goes. */
     readonly client: Downstream,
     /** The request fields for the app (hop-by-hop and framing removed, K-Original-Host restored). */
-    readonly headers: string[],
+    public headers: string[],
   ) {
     this.startedAt = ctx.now();
     client.onClose = this.onClientClose;
@@ -60,6 +69,7 @@ export class Exchange implements Timed, UpstreamSink {
   /** Runs the request: breaker (unless `bypass`), then the upstream call. */
   start(bypass: boolean): void {
     const { ctx } = this;
+    if (ctx.tracer && !bypass) this.trace(ctx.tracer);
     ctx.sweeper.add(this);
     if (!bypass && ctx.stats) {
       this.counted = true;
@@ -79,8 +89,10 @@ export class Exchange implements Timed, UpstreamSink {
     // Only requests that must wait carry a signal (timeouts and client cancels end the wait).
     const waiting = new WaitSignal();
     this.waiting = waiting;
+    const queued = this.span?.child("thaw.queue");
     gate.acquire(waiting.asSignal()).then(
       () => {
+        queued?.end();
         this.waiting = null;
         if (this.ended) {
           gate.release();
@@ -90,11 +102,21 @@ export class Exchange implements Timed, UpstreamSink {
         this.dispatch();
       },
       (err: Error) => {
+        queued?.end(err.message);
         this.waiting = null;
         if (this.ended) return;
         this.fail(err);
       },
     );
+  }
+
+  /** A span continuing the request's trace context; the app gets this span's context instead. */
+  private trace(tracer: Tracer): void {
+    const span = tracer.startSpan("queue-proxy.request", fieldListReader(this.headers), "server", {
+      "http.request.method": this.client.method,
+    });
+    this.span = span;
+    this.headers = withCarrier(this.headers, span.carrier());
   }
 
   private dispatch(): void {
@@ -224,5 +246,10 @@ export class Exchange implements Timed, UpstreamSink {
       else ctx.stats?.requestOut(now);
     }
     ctx.observer?.done(this, status, now - this.startedAt);
+    const { span } = this;
+    if (span !== null) {
+      span.setAttribute("http.response.status_code", status);
+      span.end(status >= 500 ? `HTTP ${status}` : status === 0 ? "client went away" : undefined);
+    }
   }
 }

@@ -8,6 +8,7 @@ import {
   QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
   type QueueProber,
   queueHealthResponse,
+  type Tracer,
 } from "@thaw/protocol";
 import type { Logger } from "pino";
 import type { QueueProxyConfig } from "./config.js";
@@ -48,6 +49,8 @@ export interface QueueProxyDeps {
   certReloadPeriodMs?: number;
   /** Operational lines (a failed certificate reload); default stderr. */
   log?: (line: string) => void;
+  /** Spans per proxied request (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 function admin(drainer: Drainer, clock: Clock, sigterm: () => boolean): http.RequestListener {
@@ -114,6 +117,7 @@ export async function startQueueProxy(
     stats,
     admission: breaker,
     observer: createObserver(metrics, deps.requestLog),
+    tracer: deps.tracer,
     now: () => clock.now(),
   };
   const hijacked = new HijackedConnections();
