@@ -5,7 +5,7 @@ import { upCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
 const USAGE = `usage:
-  thaw up [--config thaw.config.yaml] [--verbose]   run the whole stack on this machine
+  thaw up [--config thaw.config.yaml] [--verbose] [--tracing]   run the whole stack on this machine
   thaw validate <thaw.config.yaml>                  check a config, print every issue
   thaw k8s render [--config thaw.config.yaml] [--out dir]   Kubernetes manifests (kustomize) for the config
 ${K8S_USAGE.split("\n").slice(1).join("\n")}`;
@@ -36,17 +36,19 @@ async function main(argv: string[]): Promise<number> {
   if (command === "up") {
     let config = "thaw.config.yaml";
     let verbose = false;
+    let tracing = false;
     for (let i = 0; i < rest.length; i++) {
       const a = rest[i] as string;
       if (a === "--config" || a === "-c") config = rest[++i] ?? config;
       else if (a.startsWith("--config=")) config = a.slice("--config=".length);
       else if (a === "--verbose" || a === "-v") verbose = true;
+      else if (a === "--tracing") tracing = true;
       else {
         process.stderr.write(`thaw up: unknown argument ${a}\n${USAGE}\n`);
         return 2;
       }
     }
-    return upCommand({ config, verbose });
+    return upCommand({ config, verbose, tracing });
   }
   process.stderr.write(`${USAGE}\n`);
   return command === "--help" || command === "-h" ? 0 : 2;

@@ -23,7 +23,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
-import { AddressRanges } from "@thaw/protocol";
+import { AddressRanges, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
@@ -48,6 +48,8 @@ export interface StackOptions {
   baseDir?: string;
   /** Shared secret of the scale webhook; set, `POST /v1/scale` accepts signed requests (CONTRACTS.md). */
   scaleWebhookSecret?: string;
+  /** Spans of the gateway's hook and activator (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /** A running `thaw up`. */
@@ -178,6 +180,7 @@ export async function startStack(
     ...(config.token ? { token: config.token } : {}),
     logger,
     podName: "thaw-up",
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   });
 
   // The hook: host table from the config, activation through the in-process activator, and its warm cache
@@ -193,6 +196,7 @@ export async function startStack(
     clock,
     activatorUpstream: ACTIVATOR_UPSTREAM,
     random: Math.random,
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

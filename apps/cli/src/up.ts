@@ -2,6 +2,7 @@ import { dirname, resolve } from "node:path";
 import { type AutoscalerEvent, SCALE_WEBHOOK_SECRET_ENV } from "@thaw/autoscaler-service";
 import { formatIssues } from "@thaw/config";
 import { checkScaleSecret } from "@thaw/protocol";
+import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { formatEvent } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
@@ -11,6 +12,8 @@ export interface UpOptions {
   config: string;
   /** Print pod output too. */
   verbose?: boolean;
+  /** `--tracing`: spans over OTLP/HTTP even when OTEL_TRACES_EXPORTER is unset (docs/tracing.md). */
+  tracing?: boolean;
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
@@ -33,10 +36,21 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     err(`thaw up: ${bad.path} ${bad.message}`);
     return 1;
   }
+  // OTEL_TRACES_EXPORTER etc., or --tracing: the SDK is loaded only when tracing is on.
+  const tracing = await tracingFromEnv(process.env, {
+    serviceName: "thaw-up",
+    enable: opts.tracing === true,
+  });
+  if (!tracing.ok) {
+    err(formatTracingIssues(tracing.issues).replace(/^/gm, "thaw up: "));
+    return 1;
+  }
+  const traced = tracing.value;
   let stack: Stack;
   try {
     stack = await startStack(loaded.config, loaded.services, {
       baseDir: dirname(resolve(opts.config)),
+      ...(traced ? { tracer: traced.tracer, baseEnv: podTracingEnv(process.env) } : {}),
       ...(secret ? { scaleWebhookSecret: secret } : {}),
       onEvent: (e: AutoscalerEvent) => {
         const line = formatEvent(e);
@@ -64,6 +78,7 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);
     }
   }
+  if (traced) out("  tracing       on: spans of the gateway and every pod's queue-proxy (docs/tracing.md)");
   out("Every service starts scaled to zero. Ctrl-C drains and stops everything.");
   return new Promise<number>((resolve) => {
     let signals = 0;
@@ -75,7 +90,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       }
       err(`thaw up: ${sig}: finishing accepted requests, draining pods…`);
       stack.close().then(
-        () => {
+        async () => {
+          await traced?.shutdown().catch(() => {});
           err("thaw up: stopped; no pod left running");
           resolve(0);
         },
@@ -88,4 +104,18 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/**
+ * The pods' environment with tracing on: their queue-proxies export like the gateway (`--tracing` alone
+ * means OTLP), under their own service name.
+ */
+export function podTracingEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return {
+    ...env,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER?.trim() || "otlp",
+    OTEL_SERVICE_NAME: "thaw-queue-proxy",
+  };
 }

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { type OtlpReceiver, startOtlpReceiver } from "@thaw/bench-kit/otlp";
 import { type RunningTracing, startTracing } from "@thaw/protocol/otel";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
 import { httpGet } from "./support/http-get.js";
 import { requireNginx } from "./support/nginx-process.js";
-import { type OtlpReceiver, startOtlpReceiver } from "./support/otlp-receiver.js";
 
 // One cold request through real nginx (infra/nginx/nginx.conf, auth_request) -> the hook service -> the
 // real activator (both in this process, each exporting to an in-memory span exporter) -> a pod started by
