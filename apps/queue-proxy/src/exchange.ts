@@ -45,6 +45,8 @@ export class Exchange implements Timed, UpstreamSink {
   nextTimed: Timed | null = null;
   /** Counted in the request statistics (false for kubelet probes). */
   counted = false;
+  /** This request's span when tracing is on (ended by the tracing observer). */
+  span: TraceSpan | null = null;
   proxied = false;
   private abortUpstream: ((err?: Error) => void) | null = null;
   private resumeUpstream: (() => void) | null = null;
@@ -52,7 +54,6 @@ export class Exchange implements Timed, UpstreamSink {
   private waiting: WaitSignal | null = null;
   private ended = false;
   private status = 0;
-  private span: TraceSpan | null = null;
 
   constructor(
     readonly ctx: ExchangeContext,
@@ -246,10 +247,5 @@ export class Exchange implements Timed, UpstreamSink {
       else ctx.stats?.requestOut(now);
     }
     ctx.observer?.done(this, status, now - this.startedAt);
-    const { span } = this;
-    if (span !== null) {
-      span.setAttribute("http.response.status_code", status);
-      span.end(status >= 500 ? `HTTP ${status}` : status === 0 ? "client went away" : undefined);
-    }
   }
 }

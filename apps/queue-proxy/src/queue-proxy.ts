@@ -16,7 +16,7 @@ import type { ExchangeContext } from "./exchange.js";
 import { H1Upstream, poolSizeFor } from "./h1-upstream.js";
 import { H2Upstream } from "./h2-upstream.js";
 import { closeServer, listen } from "./listen.js";
-import { createObserver } from "./observer.js";
+import { createObserver, withTracing } from "./observer.js";
 import { RequestMetrics } from "./request-metrics.js";
 import { servingHandler } from "./serving.js";
 import { createServingPort } from "./serving-port.js";
@@ -116,7 +116,7 @@ export async function startQueueProxy(
     sweeper,
     stats,
     admission: breaker,
-    observer: createObserver(metrics, deps.requestLog),
+    observer: withTracing(createObserver(metrics, deps.requestLog), deps.tracer),
     tracer: deps.tracer,
     now: () => clock.now(),
   };

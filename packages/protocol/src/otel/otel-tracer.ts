@@ -1,5 +1,5 @@
 import type * as OtelApi from "@opentelemetry/api";
-import type { HeaderReader, SpanAttributes, SpanKind, TraceCarrier, Tracer, TraceSpan } from "../tracing.js";
+import type { HeaderReader, SpanKind, TraceCarrier, Tracer, TraceSpan } from "../tracing.js";
 
 /** The parts of `@opentelemetry/api` the adapter calls, passed in because the module is loaded only when on. */
 export type OtelApiModule = Pick<typeof OtelApi, "ROOT_CONTEXT" | "trace" | "SpanKind" | "SpanStatusCode">;
