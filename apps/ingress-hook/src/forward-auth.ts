@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { endDecisionSpan, type IngressHook } from "./decision/hook.js";
+import { endDecisionSpan } from "./decision/decision-span.js";
+import type { IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";

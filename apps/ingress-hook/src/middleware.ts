@@ -1,7 +1,8 @@
 import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
-import { endDecisionSpan, type IngressHook } from "./decision/hook.js";
+import { endDecisionSpan } from "./decision/decision-span.js";
+import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { denyResponse } from "./respond.js";

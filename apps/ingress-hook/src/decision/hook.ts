@@ -228,20 +228,6 @@ export class IngressHook {
   }
 }
 
-/** Ends a decision's span with what was decided. */
-export function endDecisionSpan(span: TraceSpan, d: Decision): void {
-  span.setAttribute("thaw.decision", d.kind);
-  if (d.kind === "deny") {
-    span.setAttribute("thaw.error_code", d.code);
-    span.end(d.message);
-    return;
-  }
-  span.setAttribute("thaw.revision", d.key);
-  span.setAttribute("thaw.via", d.via);
-  span.setAttribute("thaw.warm", d.warm);
-  span.end();
-}
-
 /**
  * The client's status for a code. httpStatusFor is the one mapping; the hook differs only where the
  * contract says so: an activation timeout (504 at /v1/activate) and an unreachable or failing activator
