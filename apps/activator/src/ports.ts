@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import type { WireStatMessage } from "@thaw/protocol";
+import type { Tracer, WireStatMessage } from "@thaw/protocol";
 
 /** A revision's identity: Kubernetes namespace and revision name. */
 export interface RevisionKey {
@@ -187,6 +187,8 @@ export interface ActivatorDeps {
   health?: () => { ok: true } | { ok: false; reason: string };
   /** Activator instance name, for stat messages. */
   podName?: string;
+  /** Spans for activation, queueing and forwarding; absent = tracing off (no span, no header touched). */
+  tracer?: Tracer;
   /** Heartbeat period of `/v1/watch` (default 15 s). */
   watchPingMs?: number;
   /**

@@ -24,6 +24,7 @@ import { canReplay } from "./replay-policy.js";
 import { RequestTimer } from "./request-timer.js";
 import { retryAfterSeconds } from "./retry-after.js";
 import type { Telemetry } from "./telemetry.js";
+import { traceColdStart, traced, withTraceContext } from "./trace-spans.js";
 import { trackBody } from "./track-body.js";
 
 /** Forward attempts per request, the first included; the request's own timers bound them too. */
@@ -48,11 +49,23 @@ export async function proxyRequest(
   const log = deps.logger ?? silentLogger;
   const arrived = clock.now();
   reporter.requestIn(key, arrived);
+  // The one check tracing costs when off; every span below hangs off this one.
+  const span = deps.tracer
+    ? deps.tracer.startSpan("activator.request", (n) => req.headers.get(n), "server", {
+        "http.request.method": req.method,
+        "thaw.revision": `${key.namespace}/${key.name}`,
+      })
+    : undefined;
   let reported = false;
+  let status = 0;
   const out = () => {
     if (reported) return;
     reported = true;
     reporter.requestOut(key, clock.now());
+    if (span) {
+      span.setAttribute("http.response.status_code", status);
+      span.end(status >= 500 ? `HTTP ${status}` : undefined);
+    }
   };
   const gate = deps.coordinator.gate(key, config);
   const timer = new RequestTimer(clock, {
@@ -66,6 +79,7 @@ export async function proxyRequest(
   const upstreamHeaders = activatorUpstreamHeaders(req.headers, req.headers.get("host") ?? url.host);
   const headers = deps.passthroughLb ? passthroughLbHeaders(upstreamHeaders, key) : upstreamHeaders;
   const cold = gate.readyEndpoints().length === 0;
+  span?.setAttribute("thaw.cold", cold);
   try {
     const body =
       req.body === null
@@ -73,19 +87,35 @@ export async function proxyRequest(
         : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
     for (let attempt = 0; ; attempt++) {
       const waitStart = clock.now();
-      if (gate.readyEndpoints().length === 0) telemetry.queued(key);
-      const lease = await gate.acquire(timer.signal);
+      const noPod = gate.readyEndpoints().length === 0;
+      if (noPod) telemetry.queued(key);
+      const queue = span?.child("thaw.queue", "internal", { "thaw.attempt": attempt });
+      const lease = await traced(gate.acquire(timer.signal), queue);
       const queuedMs = clock.now() - waitStart;
+      if (queue) {
+        if (noPod) traceColdStart(queue, gate.lastColdStart(), arrived);
+        queue.setAttribute("thaw.queued_ms", queuedMs);
+        queue.end();
+      }
       let upstream: UpstreamResponse;
       const sentAt = clock.now();
+      const hop = span?.child("thaw.forward", "client", {
+        "server.address": lease.dest,
+        "thaw.attempt": attempt,
+      });
       try {
-        upstream = await deps.forward(lease.dest, {
-          method: req.method,
-          path: url.pathname + url.search,
-          headers,
-          body: body.next(),
-          signal: timer.signal,
-        });
+        upstream = await traced(
+          deps.forward(lease.dest, {
+            method: req.method,
+            path: url.pathname + url.search,
+            headers: hop ? withTraceContext(headers, hop) : headers,
+            body: body.next(),
+            signal: timer.signal,
+          }),
+          hop,
+        );
+        hop?.setAttribute("http.response.status_code", upstream.status);
+        hop?.end();
         // The pod's queue-proxy says the app refused the connection: nothing reached the app, so this is
         // a forward that never happened, to be sent to another pod like a refused connection.
         if (isAppUnreached(upstream.status, upstream.headers)) {
@@ -115,6 +145,7 @@ export async function proxyRequest(
         // The socket now belongs to the client and the pod; the slot is not held for its lifetime.
         timer.done();
         lease.release();
+        status = 101;
         out();
         return upstream.raw;
       }
@@ -122,12 +153,15 @@ export async function proxyRequest(
       h.delete(APP_UNREACHED_HEADER);
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
+      status = upstream.status;
       return respond(upstream, h, lease, timer, out);
     }
   } catch (err) {
     timer.done();
+    const res = errorResponse(err, timer.expiry, gate, () => telemetry.rejected(key));
+    status = res.status;
     out();
-    return errorResponse(err, timer.expiry, gate, () => telemetry.rejected(key));
+    return res;
   }
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-/** `thaw`: `thaw up [--config file] [--verbose] [--log-format text|json]`, `thaw validate <file>` and `thaw k8s render`. */
+/** `thaw`: `thaw up [--config file] [--verbose] [--log-format text|json] [--tracing]`, `thaw validate <file>` and `thaw k8s render`. */
 import { LOG_FORMATS } from "./format.js";
 import { K8S_USAGE, k8sRenderCommand } from "./k8s/command.js";
 import { upCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
 const USAGE = `usage:
-  thaw up [--config thaw.config.yaml] [--verbose] [--log-format text|json]   run the whole stack on this machine
+  thaw up [--config thaw.config.yaml] [--verbose] [--log-format text|json] [--tracing]
+                                                    run the whole stack on this machine
   thaw validate <thaw.config.yaml>                  check a config, print every issue
   thaw k8s render [--config thaw.config.yaml] [--out dir]   Kubernetes manifests (kustomize) for the config
 ${K8S_USAGE.split("\n").slice(1).join("\n")}`;
@@ -38,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
     let config = "thaw.config.yaml";
     let verbose = false;
     let logFormat: (typeof LOG_FORMATS)[number] = "text";
+    let tracing = false;
     for (let i = 0; i < rest.length; i++) {
       const a = rest[i] as string;
       if (a === "--config" || a === "-c") config = rest[++i] ?? config;
@@ -52,12 +54,13 @@ async function main(argv: string[]): Promise<number> {
           return 2;
         }
         logFormat = v as typeof logFormat;
-      } else {
+      } else if (a === "--tracing") tracing = true;
+      else {
         process.stderr.write(`thaw up: unknown argument ${a}\n${USAGE}\n`);
         return 2;
       }
     }
-    return upCommand({ config, verbose, logFormat });
+    return upCommand({ config, verbose, logFormat, tracing });
   }
   process.stderr.write(`${USAGE}\n`);
   return command === "--help" || command === "-h" ? 0 : 2;

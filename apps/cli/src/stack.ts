@@ -26,7 +26,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
-import { AddressRanges, ColdStartRecorder, Header } from "@thaw/protocol";
+import { AddressRanges, ColdStartRecorder, Header, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
@@ -52,6 +52,8 @@ export interface StackOptions {
   baseDir?: string;
   /** Shared secret of the scale webhook; set, `POST /v1/scale` accepts signed requests (CONTRACTS.md). */
   scaleWebhookSecret?: string;
+  /** Spans of the gateway's hook and activator (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /** A running `thaw up`. */
@@ -199,6 +201,7 @@ export async function startStack(
       ...(config.token ? { token: config.token } : {}),
       logger,
       podName: "thaw-up",
+      ...(opts.tracer ? { tracer: opts.tracer } : {}),
     },
     telemetry,
   );
@@ -216,6 +219,7 @@ export async function startStack(
     clock,
     activatorUpstream: ACTIVATOR_UPSTREAM,
     random: Math.random,
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

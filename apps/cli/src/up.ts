@@ -2,6 +2,7 @@ import { dirname, resolve } from "node:path";
 import { logDashboardRecords, pinoLogger, SCALE_WEBHOOK_SECRET_ENV } from "@thaw/autoscaler-service";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { checkScaleSecret } from "@thaw/protocol";
+import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { formatRecord } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
@@ -13,6 +14,8 @@ export interface UpOptions {
   verbose?: boolean;
   /** `text` (default): readable lines; `json`: one pino JSON line per scale event and cold start. */
   logFormat?: "text" | "json";
+  /** `--tracing`: spans over OTLP/HTTP even when OTEL_TRACES_EXPORTER is unset (docs/tracing.md). */
+  tracing?: boolean;
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
@@ -35,10 +38,21 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     err(`thaw up: ${bad.path} ${bad.message}`);
     return 1;
   }
+  // OTEL_TRACES_EXPORTER etc., or --tracing: the SDK is loaded only when tracing is on.
+  const tracing = await tracingFromEnv(process.env, {
+    serviceName: "thaw-up",
+    enable: opts.tracing === true,
+  });
+  if (!tracing.ok) {
+    err(formatTracingIssues(tracing.issues).replace(/^/gm, "thaw up: "));
+    return 1;
+  }
+  const traced = tracing.value;
   let stack: Stack;
   try {
     stack = await startStack(loaded.config, loaded.services, {
       baseDir: dirname(resolve(opts.config)),
+      ...(traced ? { tracer: traced.tracer, baseEnv: podTracingEnv(process.env) } : {}),
       ...(secret ? { scaleWebhookSecret: secret } : {}),
       ...(opts.verbose ? { onPodOutput: (_rev, pod, c, line) => err(`  [${pod} ${c}] ${line}`) } : {}),
     });
@@ -51,13 +65,18 @@ export async function upCommand(opts: UpOptions): Promise<number> {
   if (opts.logFormat === "json") {
     const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });
     logDashboardRecords(stack.feed, logger);
-    logger.info("thaw up listening", { url: base, dashboard: `${base}/_thaw/`, config: opts.config });
+    logger.info("thaw up listening", {
+      url: base,
+      dashboard: `${base}/_thaw/`,
+      config: opts.config,
+      tracing: traced !== undefined,
+    });
   } else {
     stack.feed.on((e) => {
       const line = formatRecord(e);
       if (line) out(line);
     });
-    banner(out, base, opts.config, loaded.config, secret);
+    banner(out, base, opts.config, loaded.config, secret, traced !== undefined);
   }
   return new Promise<number>((resolve) => {
     let signals = 0;
@@ -69,7 +88,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       }
       err(`thaw up: ${sig}: finishing accepted requests, draining pods…`);
       stack.close().then(
-        () => {
+        async () => {
+          await traced?.shutdown().catch(() => {});
           err("thaw up: stopped; no pod left running");
           resolve(0);
         },
@@ -91,6 +111,7 @@ function banner(
   file: string,
   config: ThawConfig,
   secret: string | undefined,
+  traced: boolean,
 ): void {
   out(`thaw up: gateway on ${base}  (config ${file})`);
   out(`  dashboard     ${base}/_thaw/  (live stream ${base}/_thaw/api/stream)`);
@@ -107,5 +128,20 @@ function banner(
       out(`  ${s.namespace}/${s.name}  curl -H 'Host: ${host}' ${base}${s.paths[0] ?? "/"}`);
     }
   }
+  if (traced) out("  tracing       on: spans of the gateway and every pod's queue-proxy (docs/tracing.md)");
   out("Every service starts scaled to zero. Ctrl-C drains and stops everything.");
+}
+
+/**
+ * The pods' environment with tracing on: their queue-proxies export like the gateway (`--tracing` alone
+ * means OTLP), under their own service name.
+ */
+export function podTracingEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return {
+    ...env,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER?.trim() || "otlp",
+    OTEL_SERVICE_NAME: "thaw-queue-proxy",
+  };
 }

@@ -25,6 +25,8 @@ function status(mode: "proxy" | "serve"): RevisionStatus {
 function hook(upstream: string): IngressHook {
   return {
     clock: { now: () => 0 },
+    // Tracing off, as in a hook built without a tracer.
+    startSpan: () => undefined,
     tryDecide: () => ({ kind: "allow", revision, key: "default/hello", upstream, warm: true }),
   } as unknown as IngressHook;
 }

@@ -121,6 +121,7 @@ function gatewayWith(token: string | undefined) {
     // Only /_thaw/ routes are exercised; anything else (the favicon) is denied like an unrouted host.
     hook: {
       clock: { now: () => 0 },
+      startSpan: () => undefined,
       tryDecide: () => ({ kind: "deny", status: 404, code: "ERR_UNKNOWN_REVISION", message: "not routed" }),
     } as unknown as IngressHook,
     activator: notUsed,

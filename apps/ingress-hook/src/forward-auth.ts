@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
@@ -16,7 +17,9 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   const app = new Hono();
   const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
     const view = viewOf(raw, dialect, envoyPath);
-    const d = await hook.decide(view);
+    const span = hook.startSpan(view);
+    const d = await hook.decide(view, span);
+    if (span) endDecisionSpan(span, d);
     if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
     const headers = allowHeaders(d);
     if (dialect === "envoy") {

@@ -1,6 +1,7 @@
-import { Header } from "@thaw/protocol";
+import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
+import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
@@ -47,8 +48,10 @@ export function thawIngress<
     const c = ctx as unknown as Context<{ Variables: ThawIngressVariables }>;
     const raw = c.req.raw;
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
+    const span = hook.startSpan(view);
     const first = hook.tryDecide(view, hook.clock.now());
-    const decided = first.kind === "cold" ? await hook.activate(first) : first;
+    const decided = first.kind === "cold" ? await hook.activate(first, span) : first;
+    if (span) endDecisionSpan(span, decided);
     if (decided.kind === "deny") return denyResponse(decided);
     // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld);
     // warm ones pass with no await.
@@ -60,7 +63,7 @@ export function thawIngress<
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
     const viaActivator = d.via === "activator";
-    if (setUpstream || viaActivator || hasInternalHeader(raw.headers)) {
+    if (setUpstream || viaActivator || span || hasInternalHeader(raw.headers)) {
       const headers = new Headers();
       raw.headers.forEach((v, k) => {
         if (!isInternalHeader(k)) headers.append(k, v);
@@ -69,6 +72,13 @@ export function thawIngress<
       if (viaActivator) {
         headers.set(Header.namespace, d.revision.namespace);
         headers.set(Header.revision, d.revision.name);
+      }
+      if (span) {
+        // The next hop (activator or pod) continues under the decision, not beside it.
+        const c = span.carrier();
+        headers.set(TRACEPARENT_HEADER, c.traceparent);
+        if (c.tracestate) headers.set(TRACESTATE_HEADER, c.tracestate);
+        else headers.delete(TRACESTATE_HEADER);
       }
       c.req.raw = new Request(raw, { headers });
     }

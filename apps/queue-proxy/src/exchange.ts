@@ -1,4 +1,10 @@
-import { APP_UNREACHED_HEADER } from "@thaw/protocol";
+import {
+  APP_UNREACHED_HEADER,
+  fieldListReader,
+  type Tracer,
+  type TraceSpan,
+  withCarrier,
+} from "@thaw/protocol";
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
 import { type Admission, BODY_CHUNKED, type Downstream, type StatsSink, type UpstreamSink } from "./ports.js";
@@ -21,6 +27,8 @@ export interface ExchangeContext {
   stats: StatsSink | null;
   admission: Admission | null;
   observer: ExchangeObserver | null;
+  /** Spans per proxied request (docs/tracing.md); absent = tracing off, one check per request. */
+  tracer?: Tracer | undefined;
   now(): number;
 }
 
@@ -37,6 +45,8 @@ export class Exchange implements Timed, UpstreamSink {
   nextTimed: Timed | null = null;
   /** Counted in the request statistics (false for kubelet probes). */
   counted = false;
+  /** This request's span when tracing is on (ended by the tracing observer). */
+  span: TraceSpan | null = null;
   proxied = false;
   private abortUpstream: ((err?: Error) => void) | null = null;
   private resumeUpstream: (() => void) | null = null;
@@ -50,7 +60,7 @@ export class Exchange implements Timed, UpstreamSink {
     /** The client side: request line and body, and where the response goes. */
     readonly client: Downstream,
     /** The request fields for the app (hop-by-hop and framing removed, K-Original-Host restored). */
-    readonly headers: string[],
+    public headers: string[],
   ) {
     this.startedAt = ctx.now();
     client.onClose = this.onClientClose;
@@ -60,6 +70,7 @@ export class Exchange implements Timed, UpstreamSink {
   /** Runs the request: breaker (unless `bypass`), then the upstream call. */
   start(bypass: boolean): void {
     const { ctx } = this;
+    if (ctx.tracer && !bypass) this.trace(ctx.tracer);
     ctx.sweeper.add(this);
     if (!bypass && ctx.stats) {
       this.counted = true;
@@ -79,8 +90,10 @@ export class Exchange implements Timed, UpstreamSink {
     // Only requests that must wait carry a signal (timeouts and client cancels end the wait).
     const waiting = new WaitSignal();
     this.waiting = waiting;
+    const queued = this.span?.child("thaw.queue");
     gate.acquire(waiting.asSignal()).then(
       () => {
+        queued?.end();
         this.waiting = null;
         if (this.ended) {
           gate.release();
@@ -90,11 +103,21 @@ export class Exchange implements Timed, UpstreamSink {
         this.dispatch();
       },
       (err: Error) => {
+        queued?.end(err.message);
         this.waiting = null;
         if (this.ended) return;
         this.fail(err);
       },
     );
+  }
+
+  /** A span continuing the request's trace context; the app gets this span's context instead. */
+  private trace(tracer: Tracer): void {
+    const span = tracer.startSpan("queue-proxy.request", fieldListReader(this.headers), "server", {
+      "http.request.method": this.client.method,
+    });
+    this.span = span;
+    this.headers = withCarrier(this.headers, span.carrier());
   }
 
   private dispatch(): void {

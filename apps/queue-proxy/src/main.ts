@@ -10,6 +10,7 @@
  */
 import { systemClock } from "@thaw/clock";
 import type { QueueProber } from "@thaw/protocol";
+import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { createProber, decodeProbeEnv } from "@thaw/readiness";
 import { nodeTransport } from "@thaw/readiness/node";
 import { formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
@@ -55,11 +56,23 @@ async function main(): Promise<void> {
     process.stderr.write(`${probe.error}\n`);
     process.exit(1);
   }
+  // OTEL_TRACES_EXPORTER etc. (docs/tracing.md): the SDK is loaded only when tracing is on.
+  const tracing = await tracingFromEnv(process.env, { serviceName: "thaw-queue-proxy" });
+  if (!tracing.ok) {
+    process.stderr.write(`${formatTracingIssues(tracing.issues).replace(/^/gm, "thaw-queue-proxy: ")}\n`);
+    process.exit(1);
+  }
+  const tracer = tracing.value?.tracer;
   // pino is loaded only when the request log is on: importing it costs ~9 MB of RSS in every pod.
   const requestLog = config.requestLog ? await createRequestLog() : null;
   let qp: Awaited<ReturnType<typeof startQueueProxy>>;
   try {
-    qp = await startQueueProxy(config, { clock: systemClock, prober: probe.prober, requestLog });
+    qp = await startQueueProxy(config, {
+      clock: systemClock,
+      prober: probe.prober,
+      requestLog,
+      ...(tracer ? { tracer } : {}),
+    });
   } catch (err) {
     // A port in use or a mounted certificate that cannot be loaded: one line, not a stack trace.
     process.stderr.write(`thaw-queue-proxy: cannot start: ${(err as Error).message}\n`);
@@ -72,7 +85,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     qp.shutdown().then(
-      () => process.exit(0),
+      async () => {
+        // The last batch of spans goes out before the process ends.
+        await tracing.value?.shutdown().catch(() => {});
+        process.exit(0);
+      },
       (err: unknown) => {
         process.stderr.write(`thaw-queue-proxy: shutdown failed: ${String(err)}\n`);
         process.exit(1);

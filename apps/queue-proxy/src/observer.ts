@@ -1,3 +1,4 @@
+import type { Tracer } from "@thaw/protocol";
 import type { Logger } from "pino";
 import type { Exchange, ExchangeObserver } from "./exchange.js";
 import { fieldValue } from "./request-head.js";
@@ -31,6 +32,26 @@ export function createObserver(metrics: RequestMetrics | null, log: Logger | nul
           },
         });
       }
+    },
+  };
+}
+
+/**
+ * With a tracer, `inner` plus the end of each request's span, so the hot path's existing observer call
+ * carries tracing and `Exchange.finish` checks nothing more. Without one, `inner` unchanged.
+ */
+export function withTracing(
+  inner: ExchangeObserver | null,
+  tracer: Tracer | undefined,
+): ExchangeObserver | null {
+  if (!tracer) return inner;
+  return {
+    done(ex, status, ms) {
+      inner?.done(ex, status, ms);
+      const { span } = ex;
+      if (span === null) return;
+      span.setAttribute("http.response.status_code", status);
+      span.end(status >= 500 ? `HTTP ${status}` : status === 0 ? "client went away" : undefined);
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
   type QueueProber,
   queueHealthResponse,
+  type Tracer,
 } from "@thaw/protocol";
 import type { Logger } from "pino";
 import type { QueueProxyConfig } from "./config.js";
@@ -16,7 +17,7 @@ import type { ExchangeContext } from "./exchange.js";
 import { H1Upstream, poolSizeFor } from "./h1-upstream.js";
 import { H2Upstream } from "./h2-upstream.js";
 import { closeServer, listen } from "./listen.js";
-import { createObserver } from "./observer.js";
+import { createObserver, withTracing } from "./observer.js";
 import { RequestMetrics } from "./request-metrics.js";
 import { servingHandler } from "./serving.js";
 import { createServingPort } from "./serving-port.js";
@@ -49,6 +50,8 @@ export interface QueueProxyDeps {
   certReloadPeriodMs?: number;
   /** Operational lines (a failed certificate reload); default stderr. */
   log?: (line: string) => void;
+  /** Spans per proxied request (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 function admin(drainer: Drainer, clock: Clock, sigterm: () => boolean): http.RequestListener {
@@ -114,7 +117,8 @@ export async function startQueueProxy(
     sweeper,
     stats,
     admission: breaker,
-    observer: createObserver(metrics, deps.requestLog),
+    observer: withTracing(createObserver(metrics, deps.requestLog), deps.tracer),
+    tracer: deps.tracer,
     now: () => clock.now(),
   };
   const hijacked = new HijackedConnections();

@@ -65,6 +65,18 @@ describe("start-up validation (c.2)", () => {
       env: { ...baseEnv(8080), SERVING_READINESS_PROBE: "[]" },
       messages: [/expected a JSON object/],
     },
+    {
+      name: "an OTEL_TRACES_EXPORTER it does not have (docs/tracing.md)",
+      env: { ...baseEnv(8080), OTEL_TRACES_EXPORTER: "zipkin" },
+      messages: [/tracing: OTEL_TRACES_EXPORTER: "zipkin" is not supported: use otlp, console or none/],
+    },
+    {
+      name: "an OTLP endpoint that is not a URL",
+      env: { ...baseEnv(8080), OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      messages: [
+        /tracing: OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" must be an http:\/\/ or https:\/\/ URL/,
+      ],
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {

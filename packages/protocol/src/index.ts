@@ -30,3 +30,5 @@ export * from "./scale-webhook-send.js";
 export * from "./stat.js";
 export * from "./stat-codec.js";
 export * from "./token.js";
+export * from "./tracing.js";
+export * from "./tracing-config.js";

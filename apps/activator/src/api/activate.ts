@@ -6,6 +6,7 @@ import {
 } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
 import { retryAfterSeconds } from "../retry-after.js";
+import { traceColdStart } from "../trace-spans.js";
 import { apiError } from "./errors.js";
 
 /** POST /v1/activate (CONTRACTS.md): waits until >= 1 pod of the revision passes the queue probe. */
@@ -28,11 +29,24 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
   const config = await deps.revisions.lookup(key);
   if (!config) return apiError(ErrorCode.ERR_UNKNOWN_REVISION, `revision "${namespace}/${name}" not found`);
   const gate = deps.coordinator.gate(key, config);
+  // The hook's call carries the trace context of its decision: this span continues that trace.
+  const began = deps.clock.now();
+  const span = deps.tracer
+    ? deps.tracer.startSpan("activator.activate", (n) => req.headers.get(n), "server", {
+        "thaw.revision": `${namespace}/${name}`,
+      })
+    : undefined;
   try {
     const outcome = await gate.activate(timeoutMs, req.signal);
+    if (span) {
+      span.setAttribute("thaw.cold", outcome.coldStart);
+      if (outcome.coldStart) traceColdStart(span, gate.lastColdStart(), began);
+      span.end();
+    }
     const answer: ActivateResponse = { namespace, name, ...outcome };
     return Response.json(answer);
   } catch (err) {
+    span?.end(err instanceof Error ? err.message : String(err));
     const code = (err as { code?: string }).code;
     if (code === "ERR_DEADLINE" || (err as { name?: string }).name === "TimeoutError") {
       return apiError(

@@ -4,6 +4,7 @@
  * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.
  */
 import { systemClock } from "@thaw/clock";
+import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { readConfig } from "./config.js";
 import { jsonLogger } from "./json-logger.js";
 import { startActivator } from "./server.js";
@@ -11,6 +12,12 @@ import { startActivator } from "./server.js";
 const parsed = readConfig(process.argv.slice(2), process.env);
 if (!parsed.ok) {
   for (const i of parsed.issues) process.stderr.write(`thaw-activator: ${i.path}: ${i.message}\n`);
+  process.exit(2);
+}
+// OTEL_TRACES_EXPORTER etc. (docs/tracing.md): the SDK is loaded only when tracing is on.
+const tracing = await tracingFromEnv(process.env, { serviceName: "thaw-activator" });
+if (!tracing.ok) {
+  process.stderr.write(`${formatTracingIssues(tracing.issues).replace(/^/gm, "thaw-activator: ")}\n`);
   process.exit(2);
 }
 const logger = jsonLogger();
@@ -26,7 +33,11 @@ if (!parts.ok) {
   process.exit(2);
 }
 const config = { ...parsed.config, token: parsed.config.token ?? parts.value?.token };
-const running = await startActivator(config, { logger, ...parts.value?.overrides });
+const running = await startActivator(config, {
+  logger,
+  ...parts.value?.overrides,
+  ...(tracing.value ? { tracer: tracing.value.tracer } : {}),
+});
 logger.info("listening", {
   host: config.host,
   port: running.port,
@@ -38,7 +49,10 @@ const stop = (signal: string) => {
   stopping = true;
   logger.info("signal", { signal });
   running.drain().then(
-    () => process.exit(0),
+    async () => {
+      await tracing.value?.shutdown().catch(() => {});
+      process.exit(0);
+    },
     (err: unknown) => {
       logger.error("drain failed", { error: String(err) });
       process.exit(1);

@@ -3,7 +3,13 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { ConcurrencyReporter } from "@thaw/activation";
 import { type Clock, systemClock } from "@thaw/clock";
-import { bearerToken, encodeWireStatMessages, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
+import {
+  bearerToken,
+  encodeWireStatMessages,
+  PROMETHEUS_CONTENT_TYPE,
+  type Tracer,
+  tokenAllows,
+} from "@thaw/protocol";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -39,6 +45,8 @@ export interface ActivatorOverrides {
   stats?: StatSink & { health(): { ok: true } | { ok: false; reason: string }; close(): void };
   /** The activator replicas, for splitting capacity among them (only with the built-in coordinator). */
   peers?: PeerSource;
+  /** Spans (see docs/tracing.md); absent = tracing off. With a tracer every request takes the portable path. */
+  tracer?: Tracer;
   /** Stopped with the activator (informers behind the sources above). */
   onClose?: () => void;
 }
@@ -135,6 +143,7 @@ export async function startActivator(
       logger: o.logger,
       podName: config.podName,
       passthroughLb: config.passthroughLb,
+      ...(o.tracer ? { tracer: o.tracer } : {}),
       health: () =>
         draining ? { ok: false, reason: "received SIGTERM from kubelet" } : (pump?.health() ?? { ok: true }),
     },
@@ -147,14 +156,17 @@ export async function startActivator(
   });
   const listener = getRequestListener(app.fetch);
   const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
-  const fast = pool
-    ? createFastPath(
-        { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
-        pool.agent,
-        slow,
-        (key) => telemetry.replayed(key),
-      )
-    : () => false;
+  // Decided once here: with tracing on, warm requests take the portable path, which makes their spans,
+  // so the fast path stays exactly as it is when tracing is off.
+  const fast =
+    pool && !o.tracer
+      ? createFastPath(
+          { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
+          pool.agent,
+          slow,
+          (key) => telemetry.replayed(key),
+        )
+      : () => false;
   const server = createServer((req, res) => {
     if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {
       // Internal like /v1: behind the token when one is set (Prometheus sends it with `authorization`).

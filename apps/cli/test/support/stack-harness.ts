@@ -3,21 +3,28 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Stack, startStack } from "../../src/stack.js";
+import { type Stack, type StackOptions, startStack } from "../../src/stack.js";
 import { loadAndCheck } from "../../src/validate.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The echo app (JSON of what it received; websocket echo). */
 export const echoApp = join(here, "echo-app.mjs");
 
-/** Starts `thaw up`'s stack in this process on a config written from `yaml` lines. */
-export async function stackFrom(lines: string[]): Promise<{ stack: Stack; dispose(): Promise<void> }> {
+/** Starts `thaw up`'s stack in this process on a config written from `yaml` lines (`options` added). */
+export async function stackFrom(
+  lines: string[],
+  options: StackOptions = {},
+): Promise<{ stack: Stack; dispose(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "thaw-cli-"));
   const file = join(dir, "thaw.config.yaml");
   writeFileSync(file, lines.join("\n"));
   const loaded = await loadAndCheck(file);
   if (!loaded.ok) throw new Error(loaded.issues.map((i) => `${i.path}: ${i.message}`).join("\n"));
-  const stack = await startStack(loaded.config, loaded.services, { listen: "127.0.0.1:0", baseDir: dir });
+  const stack = await startStack(loaded.config, loaded.services, {
+    listen: "127.0.0.1:0",
+    baseDir: dir,
+    ...options,
+  });
   return {
     stack,
     async dispose() {

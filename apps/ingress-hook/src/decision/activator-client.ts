@@ -1,5 +1,13 @@
 import type { Clock } from "@thaw/clock";
-import { type ActivateRequest, type ActivateResponse, type ApiError, ErrorCode } from "@thaw/protocol";
+import {
+  type ActivateRequest,
+  type ActivateResponse,
+  type ApiError,
+  ErrorCode,
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+  type TraceCarrier,
+} from "@thaw/protocol";
 
 /** A fetch-shaped capability: global fetch, a Workers service binding's fetch, or a test double. */
 export type FetchLike = (input: Request) => Promise<Response>;
@@ -13,7 +21,8 @@ export type ActivationOutcome =
 
 /** The hook's view of the activator: one call that wakes a revision and waits for a ready pod. */
 export interface ActivatorClient {
-  activate(req: ActivateRequest): Promise<ActivationOutcome>;
+  /** `trace`: the hook's span to continue on the activator's side (tracing on only). */
+  activate(req: ActivateRequest, trace?: TraceCarrier): Promise<ActivationOutcome>;
 }
 
 /** Options of {@link httpActivatorClient}. */
@@ -33,7 +42,7 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
   const url = new URL("/v1/activate", opts.baseUrl).toString();
   const grace = opts.graceMs ?? 1000;
   return {
-    async activate(body) {
+    async activate(body, trace) {
       const ac = new AbortController();
       let timedOut = false;
       const timer = opts.clock.setTimeout(() => {
@@ -42,6 +51,10 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
       }, body.timeoutMs + grace);
       const headers = new Headers({ "content-type": "application/json" });
       if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+      if (trace) {
+        headers.set(TRACEPARENT_HEADER, trace.traceparent);
+        if (trace.tracestate) headers.set(TRACESTATE_HEADER, trace.tracestate);
+      }
       try {
         const res = await opts.fetch(
           new Request(url, { method: "POST", headers, body: JSON.stringify(body), signal: ac.signal }),

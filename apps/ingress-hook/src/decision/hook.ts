@@ -1,6 +1,6 @@
 import { QueueFullError } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
-import { ErrorCode, httpStatusFor, revisionKey } from "@thaw/protocol";
+import { ErrorCode, httpStatusFor, revisionKey, type Tracer, type TraceSpan } from "@thaw/protocol";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
@@ -43,6 +43,8 @@ export interface IngressHookOptions {
   maxQueue?: number;
   /** A revision's own bound in place of `maxQueue` (thaw.config.yaml's `maxQueue`); undefined = `maxQueue`. */
   maxQueueFor?: (key: string) => number | undefined;
+  /** Spans for decisions and activations (docs/tracing.md); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -69,9 +71,12 @@ export class IngressHook {
   readonly cache: WarmCache;
   readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
   readonly #o: Required<
-    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "maxQueueFor">
+    Omit<
+      IngressHookOptions,
+      "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "maxQueueFor" | "tracer"
+    >
   > &
-    Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
+    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
@@ -133,19 +138,41 @@ export class IngressHook {
     return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
   }
 
-  /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
-  async decide(req: HookRequest): Promise<Decision> {
-    const d = this.tryDecide(req, this.#o.clock.now());
-    return d.kind === "cold" ? this.activate(d) : d;
+  /**
+   * The decision's span, a child of the request's W3C trace context (the client's, which forward-auth
+   * proxies pass on the subrequest); undefined when tracing is off. End it with {@link endDecisionSpan}.
+   */
+  startSpan(req: HookRequest): TraceSpan | undefined {
+    return this.#o.tracer?.startSpan("hook.decide", (n) => req.headers.get(n), "server", {
+      "http.request.method": req.method,
+      "thaw.host": req.host,
+    });
   }
 
-  /** Activates a cold revision and turns the outcome into a decision. */
-  async activate(cold: Cold): Promise<Decision> {
+  /** The whole decision: cold revisions are activated once (single flight) and waited for with a deadline. */
+  async decide(req: HookRequest, span?: TraceSpan): Promise<Decision> {
+    const d = this.tryDecide(req, this.#o.clock.now());
+    return d.kind === "cold" ? this.activate(d, span) : d;
+  }
+
+  /**
+   * Activates a cold revision and turns the outcome into a decision. With `span`, the request that leads
+   * the single flight makes a `hook.activate` child whose context the activator's `/v1/activate` continues.
+   */
+  async activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
     const { key, revision } = cold;
-    const outcome = await this.#flights.run(key, () => {
+    let led = false;
+    const outcome = await this.#flights.run(key, async () => {
+      led = true;
       this.stats.activations++;
-      return this.#o.activator.activate({ ...revision, timeoutMs: this.#o.activationTimeoutMs });
+      const req = { ...revision, timeoutMs: this.#o.activationTimeoutMs };
+      if (!span) return this.#o.activator.activate(req);
+      const call = span.child("hook.activate", "client", { "thaw.revision": key });
+      const outcome = await this.#o.activator.activate(req, call.carrier());
+      call.end(outcome.kind === "ready" ? undefined : outcome.kind);
+      return outcome;
     });
+    span?.setAttribute("thaw.activation.shared", !led);
     switch (outcome.kind) {
       case "ready": {
         this.cache.recordActivation(key, outcome.endpoints, this.#o.clock.now());

@@ -4,6 +4,7 @@
  * variables, read once here.
  */
 import { parseArgs } from "node:util";
+import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { loadHookConfig } from "./config-file.js";
 import { startIngressHook } from "./service.js";
 
@@ -44,6 +45,13 @@ if (
   process.exit(2);
 }
 
+// OTEL_TRACES_EXPORTER etc. (docs/tracing.md): the SDK is loaded only when tracing is on.
+const tracing = await tracingFromEnv(process.env, { serviceName: "thaw-ingress-hook" });
+if (!tracing.ok) {
+  process.stderr.write(`${formatTracingIssues(tracing.issues).replace(/^/gm, "thaw-ingress-hook: ")}\n`);
+  process.exit(2);
+}
+
 const listen = values.listen;
 const colon = listen.lastIndexOf(":");
 const host = colon === -1 ? "127.0.0.1" : listen.slice(0, colon);
@@ -65,6 +73,7 @@ const svc = await startIngressHook({
   ...(activatorToken ? { activatorToken } : {}),
   ...(token ? { token } : {}),
   ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),
+  ...(tracing.value ? { tracer: tracing.value.tracer } : {}),
   // Default: the --activator address; `none` when the proxy cannot reach the activator.
   ...(upstreamFlag !== undefined ? { activatorUpstream: upstreamFlag === "none" ? null : upstreamFlag } : {}),
   onWatchState: (s, d) => process.stderr.write(`thaw-ingress-hook: watch ${s}${d ? ` (${d})` : ""}\n`),
@@ -73,6 +82,10 @@ process.stdout.write(`thaw-ingress-hook listening on http://${host}:${svc.port}\
 
 for (const sig of ["SIGTERM", "SIGINT"] as const) {
   process.once(sig, () => {
-    void svc.close().then(() => process.exit(0));
+    void svc
+      .close()
+      .then(() => tracing.value?.shutdown())
+      .catch(() => {})
+      .then(() => process.exit(0));
   });
 }

@@ -20,7 +20,7 @@ import { type HookMetrics, hookMetrics } from "../metrics.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker"
+    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer"
   > {
   /**
    * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default
