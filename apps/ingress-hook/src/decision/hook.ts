@@ -37,7 +37,7 @@ export interface IngressHookOptions {
    * so the activator's throttler releases them at the pods' capacity. Unset: released straight to a pod.
    */
   activatorUpstream?: string;
-  /** Retry-After for activation timeouts when the activator gave none (default 1). */
+  /** Retry-After for activation timeouts when the activator gave none, and for an unreachable one (default 1). */
   retryAfterSeconds?: number;
   /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
   maxQueue?: number;
@@ -162,7 +162,13 @@ export class IngressHook {
           outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
         );
       case "unavailable":
-        return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
+        // An activator that is down or restarting comes back: tell the client when to try again. A
+        // refused token or a malformed answer is a setup fault that waiting does not fix.
+        return this.#deny(
+          ErrorCode.ERR_UPSTREAM,
+          `cannot activate ${key}: ${outcome.message}`,
+          outcome.transient ? this.#o.retryAfterSeconds : undefined,
+        );
     }
   }
 
