@@ -182,6 +182,9 @@ export async function startStack(
 
   // The hook: host table from the config, activation through the in-process activator, and its warm cache
   // fed directly with ready endpoints (from the activator's prober) and the autoscaler's mode.
+  const timeouts = new Map(
+    local.map(({ service: s }) => [keyOf({ namespace: s.namespace, name: s.name }), s.timeoutSeconds * 1000]),
+  );
   const hook = new IngressHook({
     resolvers: [hostTableResolver(local.map(({ service: s }) => ({ ...s, hosts: s.hosts, paths: s.paths })))],
     activator: httpActivatorClient({
@@ -193,6 +196,8 @@ export async function startStack(
     clock,
     activatorUpstream: ACTIVATOR_UPSTREAM,
     random: Math.random,
+    // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
+    activationTimeoutFor: (key) => timeouts.get(key),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

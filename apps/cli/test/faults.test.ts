@@ -17,8 +17,11 @@ afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });
 
-/** Starts `thaw up` on the echo app with the given service lines (indented under the service). */
-async function up(service: string[]): Promise<{ up: Up; marker: string; dir: string }> {
+/** Starts `thaw up` on the echo app with the given service lines and app environment. */
+async function up(
+  service: string[],
+  env: Record<string, string> = {},
+): Promise<{ up: Up; marker: string; dir: string }> {
   const marker = `thaw-faults-${randomUUID()}`;
   const dir = mkdtempSync(join(tmpdir(), "thaw-faults-"));
   const config = join(dir, "thaw.config.yaml");
@@ -33,6 +36,7 @@ async function up(service: string[]): Promise<{ up: Up; marker: string; dir: str
       ...service.map((l) => `    ${l}`),
       "    run:",
       `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+      `      env: ${JSON.stringify(env)}`,
     ].join("\n"),
   );
   const u = new Up(config, marker);
@@ -41,7 +45,9 @@ async function up(service: string[]): Promise<{ up: Up; marker: string; dir: str
     for (const pid of markedPids(marker)) if (pid !== u.proc.pid) process.kill(pid, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   });
-  await u.ready();
+  await u.ready().catch((err: Error) => {
+    throw new Error(`${err.message}; thaw up said: ${u.out}`);
+  });
   return { up: u, marker, dir };
 }
 
@@ -129,5 +135,77 @@ describe("thaw up process faults (real processes)", () => {
       ),
     );
     expect(after.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+  }, 90_000);
+
+  it("a pod that never becomes ready: 503 + Retry-After at the request deadline, then its processes are reaped", async () => {
+    const { up: u, marker } = await up(
+      ["timeoutSeconds: 3", "autoscaling: { progress-deadline: 3s, window: 6s }"],
+      { STARTUP_DELAY_MS: "100000000" },
+    );
+    const t0 = Date.now();
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        send(u.url, { method: i % 2 ? "POST" : "GET", headers: host, ...(i % 2 ? { body: "x" } : {}) }),
+      ),
+    );
+    const tookMs = Date.now() - t0;
+    const started = podPids(marker);
+    process.stderr.write(
+      `never ready: ${replies.map((r) => `${r.status} retry-after=${r.headers["retry-after"]}`).join(", ")} in ${tookMs} ms; pod pids ${started.join(",")}\n`,
+    );
+    for (const r of replies) {
+      expect(r.status, r.body).toBe(503);
+      expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    }
+    // At the deadline (3 s), not before; well before a hang.
+    expect(tookMs).toBeGreaterThanOrEqual(2900);
+    expect(tookMs).toBeLessThan(20_000);
+    // The pod was started (app + queue-proxy) and is given up on after the progress deadline (3 s) plus
+    // Knative's activation buffer (30 s), once the 6 s window no longer holds the requests: every
+    // process of it is gone, and nothing restarts it.
+    expect(started.length).toBe(2);
+    const reapedMs = await until(
+      () => podPids(marker).length === 0,
+      60_000,
+      "the pod's processes to be reaped",
+    );
+    process.stderr.write(`never ready: pod reaped ${reapedMs} ms after the answers\n`);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(podPids(marker), "no pod started again without a request").toEqual([]);
+  }, 100_000);
+
+  it("readiness that flaps: every request, GET and POST, is answered 200 (held while no pod is ready), none hangs", async () => {
+    const { up: u, marker } = await up(
+      ["timeoutSeconds: 30", "autoscaling: { min-scale: 2, max-scale: 2 }"],
+      { READY_FLAP_MS: "700" },
+    );
+    // Each app's readiness alternates every 700 ms; the two pods start at different moments.
+    await until(() => appPids(marker).length === 2, 30_000, "2 apps started");
+    await until(async () => (await send(u.url, { headers: host })).status === 200, 30_000, "a pod to answer");
+    const replies: Reply[] = [];
+    const t0 = Date.now();
+    // About 6 s of traffic in waves, across several ready / not-ready periods of both pods.
+    for (let wave = 0; wave < 30 && Date.now() - t0 < 6000; wave++) {
+      replies.push(
+        ...(await Promise.all(
+          Array.from({ length: 4 }, (_, i) =>
+            send(u.url, {
+              path: `/w${wave}/${i}`,
+              method: i % 2 ? "POST" : "GET",
+              headers: host,
+              ...(i % 2 ? { body: `b${wave}.${i}` } : {}),
+            }),
+          ),
+        )),
+      );
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const pods = new Set(replies.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).pod));
+    process.stderr.write(
+      `flapping readiness: ${replies.length} sent in ${Date.now() - t0} ms, ${replies.filter((r) => r.status === 200).length} × 200, served by ${pods.size} pods\n`,
+    );
+    expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+    // Both pods keep coming back into rotation.
+    expect(pods.size).toBe(2);
   }, 90_000);
 });

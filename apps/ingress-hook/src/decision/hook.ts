@@ -27,6 +27,11 @@ export interface IngressHookOptions {
   internalHeaders?: "strip" | "reject";
   /** Random source of the load-balancing policy (Math.random in production, seeded in tests). */
   random: () => number;
+  /**
+   * How long a cold request of this revision waits for it (ms); default `activationTimeoutMs`. `thaw up`
+   * gives each revision its `timeoutSeconds`, as Knative counts the activator's wait toward that timeout.
+   */
+  activationTimeoutFor?: (key: string) => number | undefined;
   /** containerConcurrency per revision key, which picks the activator's LB policy; default 0. */
   containerConcurrencyFor?: (key: string) => number;
   /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
@@ -67,9 +72,12 @@ export class IngressHook {
   readonly cache: WarmCache;
   readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
   readonly #o: Required<
-    Omit<IngressHookOptions, "routeToken" | "activatorUpstream" | "containerConcurrencyFor">
+    Omit<
+      IngressHookOptions,
+      "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "activationTimeoutFor"
+    >
   > &
-    Pick<IngressHookOptions, "routeToken" | "activatorUpstream">;
+    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "activationTimeoutFor">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
 
@@ -137,9 +145,10 @@ export class IngressHook {
   /** Activates a cold revision and turns the outcome into a decision. */
   async activate(cold: Cold): Promise<Decision> {
     const { key, revision } = cold;
+    const timeoutMs = this.#o.activationTimeoutFor?.(key) ?? this.#o.activationTimeoutMs;
     const outcome = await this.#flights.run(key, () => {
       this.stats.activations++;
-      return this.#o.activator.activate({ ...revision, timeoutMs: this.#o.activationTimeoutMs });
+      return this.#o.activator.activate({ ...revision, timeoutMs });
     });
     switch (outcome.kind) {
       case "ready": {
@@ -158,7 +167,7 @@ export class IngressHook {
       case "timeout":
         return this.#deny(
           ErrorCode.ERR_ACTIVATION_TIMEOUT,
-          `revision ${key} did not become ready within ${this.#o.activationTimeoutMs} ms: ${outcome.message}`,
+          `revision ${key} did not become ready within ${timeoutMs} ms: ${outcome.message}`,
           outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
         );
       case "unavailable":
