@@ -23,7 +23,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
-import { AddressRanges } from "@thaw/protocol";
+import { AddressRanges, headTimeouts } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
@@ -243,12 +243,23 @@ export async function startStack(
   const listener = getRequestListener(gateway.fetch);
   const { createServer } = await import("node:http");
   // Requests count until their response is fully sent (or the client went away), streaming bodies included.
-  const server: Server = createServer((req, res) => {
-    inflight++;
-    lastRequestAt = Date.now();
-    res.once("close", () => inflight--);
-    void listener(req, res);
-  });
+  // Slow heads, silent connections and (after 5 s, Node's default) idle keep-alives are cut.
+  const limits = headTimeouts(
+    config.headersTimeout === undefined ? undefined : parseDurationMs(config.headersTimeout),
+    5000,
+  );
+  const server: Server = createServer(
+    { connectionsCheckingInterval: limits.connectionsCheckingInterval },
+    (req, res) => {
+      inflight++;
+      lastRequestAt = Date.now();
+      res.once("close", () => inflight--);
+      void listener(req, res);
+    },
+  );
+  server.headersTimeout = limits.headersTimeout;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.requestTimeout = limits.requestTimeout;
   // Upgrades (websockets) bypass the request listener: the same host table, then the activator's splice.
   const upgraded = new Set<import("node:stream").Duplex>();
   const onUpgrade = gatewayUpgrade(
