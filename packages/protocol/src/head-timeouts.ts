@@ -12,15 +12,18 @@ export interface HeadTimeouts {
 }
 
 /**
- * Settings for a server whose clients get `headersMs` to send a request head (slowloris) and at most
- * `keepAliveMs` idle between requests. Node checks head deadlines every 30 s by default, which would let a
- * slow client keep its socket up to 30 s past a short limit, so the check runs at a quarter of it.
+ * Settings for a server whose clients get `headersMs` to send a request head (slowloris) and `keepAliveMs`
+ * idle between requests; a `headersMs` given shorter than that bounds the idle time too (unset: Knative's
+ * one minute for heads, `keepAliveMs` untouched, so a 65 s idle stays above nginx's 60 s upstream keepalive).
+ * Node checks head deadlines every 30 s by default, which would let a slow client keep its socket up to
+ * 30 s past a short limit, so the check runs at a quarter of it.
  */
-export function headTimeouts(headersMs = DEFAULT_HEADERS_TIMEOUT_MS, keepAliveMs = 65_000): HeadTimeouts {
+export function headTimeouts(headersMs?: number, keepAliveMs = 65_000): HeadTimeouts {
+  const heads = headersMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   return {
-    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersMs / 4))),
-    headersTimeout: headersMs,
-    keepAliveTimeout: Math.min(keepAliveMs, headersMs),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(heads / 4))),
+    headersTimeout: heads,
+    keepAliveTimeout: headersMs === undefined ? keepAliveMs : Math.min(keepAliveMs, headersMs),
     requestTimeout: 0,
   };
 }

@@ -19,7 +19,7 @@ export interface ActivatorConfig {
   metricsPath: string;
   /**
    * Longest time a client may take to send a request head (slowloris), and to start one on an idle
-   * keep-alive connection (the idle limit is the smaller of this and 65 s); default 60 s, Go's and Knative's.
+   * keep-alive connection when shorter than the 65 s idle limit; default 60 s for heads, Knative's.
    */
   headersTimeoutMs?: number;
   /**
@@ -187,7 +187,9 @@ export function readConfig(
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
     drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
     metricsPath: "/metrics",
-    headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
+    ...(vals.THAW_HEADERS_TIMEOUT_MS
+      ? { headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000) }
+      : {}),
     passthroughLb: bool("THAW_PASSTHROUGH_LB"),
     revisions,
     configFile,
