@@ -56,7 +56,9 @@ describe("parseConfig", () => {
     [
       "unknown top-level field",
       { services: [hello], listn: "x" },
-      ["listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, services"],
+      [
+        "listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, services",
+      ],
     ],
     [
       "trustedProxies entries are addresses or CIDR ranges",
