@@ -26,7 +26,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
-import { AddressRanges, ColdStartRecorder, Header, type Tracer } from "@thaw/protocol";
+import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
@@ -208,6 +208,9 @@ export async function startStack(
 
   // The hook: host table from the config, activation through the in-process activator, and its warm cache
   // fed directly with ready endpoints (from the activator's prober) and the autoscaler's mode.
+  const timeouts = new Map(
+    local.map(({ service: s }) => [keyOf({ namespace: s.namespace, name: s.name }), s.timeoutSeconds * 1000]),
+  );
   const hook = new IngressHook({
     resolvers: [hostTableResolver(local.map(({ service: s }) => ({ ...s, hosts: s.hosts, paths: s.paths })))],
     activator: httpActivatorClient({
@@ -220,6 +223,8 @@ export async function startStack(
     activatorUpstream: ACTIVATOR_UPSTREAM,
     random: Math.random,
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
+    // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
+    activationTimeoutFor: (key) => timeouts.get(key),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();
@@ -286,12 +291,23 @@ export async function startStack(
   const listener = getRequestListener(gateway.fetch);
   const { createServer } = await import("node:http");
   // Requests count until their response is fully sent (or the client went away), streaming bodies included.
-  const server: Server = createServer((req, res) => {
-    inflight++;
-    lastRequestAt = Date.now();
-    res.once("close", () => inflight--);
-    void listener(req, res);
-  });
+  // Slow heads, silent connections and (after 5 s, Node's default) idle keep-alives are cut.
+  const limits = headTimeouts(
+    config.headersTimeout === undefined ? undefined : parseDurationMs(config.headersTimeout),
+    5000,
+  );
+  const server: Server = createServer(
+    { connectionsCheckingInterval: limits.connectionsCheckingInterval },
+    (req, res) => {
+      inflight++;
+      lastRequestAt = Date.now();
+      res.once("close", () => inflight--);
+      void listener(req, res);
+    },
+  );
+  server.headersTimeout = limits.headersTimeout;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.requestTimeout = limits.requestTimeout;
   // Upgrades (websockets) bypass the request listener: the same host table, then the activator's splice.
   const upgraded = new Set<import("node:stream").Duplex>();
   const onUpgrade = gatewayUpgrade(

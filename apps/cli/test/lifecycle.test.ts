@@ -3,12 +3,12 @@
  * Pods carry a per-test marker in their environment; /proc tells which of them are still alive.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { echoApp, type Reply, request } from "./support/stack-harness.js";
-import { markedPids, Up, until } from "./support/up-process.js";
+import { appPids, markedPids, podPids, stateOf, Up, until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
 const cleanup: (() => void)[] = [];
@@ -50,33 +50,6 @@ async function up(scale: number): Promise<{ up: Up; marker: string }> {
     "a pod to answer",
   );
   return { up: u, marker };
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "latin1");
-  } catch {
-    return "";
-  }
-}
-
-/** A process's state letter from /proc (R, S, Z, ...), or "gone". */
-function stateOf(pid: number): string {
-  try {
-    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "latin1"))?.[1] ?? "gone";
-  } catch {
-    return "gone";
-  }
-}
-
-/** Pids of the pods' containers: the echo app and the queue-proxy (not thaw up, not the reapers). */
-function podPids(marker: string): number[] {
-  return markedPids(marker).filter((pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)));
-}
-
-/** Pids of the pods' app processes (the echo app's command line). */
-function appPids(marker: string): number[] {
-  return markedPids(marker).filter((pid) => cmdline(pid).includes("echo-app.mjs"));
 }
 
 describe("thaw up lifecycle (real processes)", () => {

@@ -106,11 +106,18 @@ describe("thawIngress middleware", () => {
       retry: "3",
     },
     {
-      name: "activator unreachable -> 503",
+      name: "activator failing in a way waiting does not fix -> 503 without Retry-After",
       host: "hello.localhost",
       outcome: { kind: "unavailable" as const, message: "activator unreachable" },
       status: 503,
       retry: null,
+    },
+    {
+      name: "activator unreachable (down or restarting) -> 503 + Retry-After",
+      host: "hello.localhost",
+      outcome: { kind: "unavailable" as const, message: "activator unreachable", transient: true as const },
+      status: 503,
+      retry: "1",
     },
   ];
   for (const row of denials) {

@@ -18,6 +18,8 @@ export interface QueueProxyConfig {
   tls: TlsSettings;
   userPort: number;
   revisionTimeoutSeconds: number;
+  /** Longest time to read a request head, and to wait for a new connection's first byte (Go's ReadHeaderTimeout). */
+  headersTimeoutMs: number;
   responseStartTimeoutSeconds: number;
   idleTimeoutSeconds: number;
   namespace: string;
@@ -141,6 +143,7 @@ export function parseConfig(
     requestLog: bool("THAW_REQUEST_LOG", false),
     drainQuietPeriodMs: int("THAW_DRAIN_QUIET_PERIOD_MS", 0, 3_600_000, 30_000, "milliseconds (0-3600000)"),
     hijackedGraceMs: int("THAW_HIJACKED_GRACE_MS", 0, 3_600_000, 60_000, "milliseconds (0-3600000)"),
+    headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 100, 3_600_000, 60_000, "milliseconds (100-3600000)"),
     bindHost: env["THAW_BIND_HOST"] ?? "",
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };

@@ -124,13 +124,14 @@ export async function startQueueProxy(
   const hijacked = new HijackedConnections();
   const onRequest = servingHandler(ctx, drainer);
   const onUpgrade = upgradeHandler(ctx, drainer, config.userPort, hijacked);
-  const serving = createServingPort(onRequest, onUpgrade.h1);
+  const serving = createServingPort(onRequest, onUpgrade.h1, config.headersTimeoutMs);
   // Knative serves TLS only when its certificate is mounted; the check is made once, at start.
   const certFiles = certFilesIn(config.certsDir);
   const tlsPort = certFilesPresent(certFiles)
     ? createTlsPort(onRequest, onUpgrade.node, {
         files: certFiles,
         settings: config.tls,
+        headersTimeoutMs: config.headersTimeoutMs,
         clock,
         ...(deps.certReloadPeriodMs !== undefined ? { reloadPeriodMs: deps.certReloadPeriodMs } : {}),
         log: deps.log ?? ((line) => process.stderr.write(`${line}\n`)),

@@ -84,6 +84,8 @@ export interface TlsPortOptions {
   reloadPeriodMs?: number;
   /** Where a failed reload is reported, one line each. */
   log: (line: string) => void;
+  /** Time to read a request head; default 60 s (Go's ReadHeaderTimeout in Knative). */
+  headersTimeoutMs?: number;
 }
 
 /**
@@ -110,7 +112,11 @@ export function createTlsPort(
   // Same limits as the plain port: no cap on a whole request (the revision timeout governs), Go's one
   // minute to read a request head, and no idle timeout on keep-alive connections (Knative sets none).
   // Node reads these for allowHTTP1 connections; the typings only know them on http.Server.
-  Object.assign(server, { requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 0 });
+  Object.assign(server, {
+    requestTimeout: 0,
+    headersTimeout: options.headersTimeoutMs ?? 60_000,
+    keepAliveTimeout: 0,
+  });
   server.on("upgrade", onUpgrade);
 
   const raw = new Set<net.Socket>();

@@ -1,5 +1,10 @@
 import type { RevisionAnnotations } from "./annotations.js";
-import { ANNOTATION_KEYS, AUTOSCALING_PREFIX, parseAnnotations } from "./annotations.js";
+import {
+  ANNOTATION_KEYS,
+  AUTOSCALING_PREFIX,
+  PROGRESS_DEADLINE_ANNOTATION,
+  parseAnnotations,
+} from "./annotations.js";
 import type { AutoscalerConfig } from "./config.js";
 import { AUTOSCALER_CONFIG_KEYS, DEFAULT_AUTOSCALER_CONFIG, parseAutoscalerConfig } from "./config.js";
 import type { Issue, ParseResult } from "./issues.js";
@@ -13,11 +18,15 @@ export interface ServiceAutoscaling {
   annotationStrings: Record<string, string>;
 }
 
+/** The block's key for Knative's `serving.knative.dev/progress-deadline` (it has no autoscaling prefix). */
+export const PROGRESS_DEADLINE_KEY = "progress-deadline";
+
 /**
  * Reads a thaw.config.yaml `autoscaling:` block: Knative's annotation keys without the
  * `autoscaling.knative.dev/` prefix, plus config-autoscaler keys overridden for this service. A key known to
  * both (e.g. `min-scale`) is taken as the annotation, which wins over config in Knative anyway. Values may
- * be YAML strings, numbers or booleans. Issue paths are `<pathPrefix>.<key>`.
+ * be YAML strings, numbers or booleans. `progress-deadline` is the revision's
+ * `serving.knative.dev/progress-deadline`. Issue paths are `<pathPrefix>.<key>`.
  */
 export function parseAutoscalingBlock(
   block: Readonly<Record<string, unknown>>,
@@ -35,6 +44,8 @@ export function parseAutoscalingBlock(
     const text = scalarText(raw);
     if (text === undefined) {
       issues.push({ path: at(rawKey), message: "must be a string, number or boolean" });
+    } else if (key === PROGRESS_DEADLINE_KEY) {
+      annotationStrings[PROGRESS_DEADLINE_ANNOTATION] = text;
     } else if (annotationSet.has(key)) {
       annotationStrings[AUTOSCALING_PREFIX + key] = text;
     } else if (configSet.has(key)) {
@@ -42,7 +53,7 @@ export function parseAutoscalingBlock(
     } else {
       issues.push({
         path: at(rawKey),
-        message: `unknown key; expected one of ${[...annotationSet, ...[...configSet].filter((k) => !annotationSet.has(k))].join(", ")}`,
+        message: `unknown key; expected one of ${[...annotationSet, PROGRESS_DEADLINE_KEY, ...[...configSet].filter((k) => !annotationSet.has(k))].join(", ")}`,
       });
     }
   }
@@ -51,7 +62,11 @@ export function parseAutoscalingBlock(
   const config = cfg.ok ? cfg.value : { ...base };
   const ann = parseAnnotations(annotationStrings, config);
   for (const i of ann.issues) {
-    issues.push({ path: at(i.path.replace(AUTOSCALING_PREFIX, "")), message: i.message });
+    const key =
+      i.path === PROGRESS_DEADLINE_ANNOTATION
+        ? PROGRESS_DEADLINE_KEY
+        : i.path.replace(AUTOSCALING_PREFIX, "");
+    issues.push({ path: at(key), message: i.message });
   }
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: { config, annotations: ann.value, annotationStrings } };

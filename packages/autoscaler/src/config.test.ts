@@ -148,4 +148,16 @@ describe("parseAutoscalingBlock", () => {
       "services[0].autoscaling.max-scale",
     ]);
   });
+
+  it("reads progress-deadline as serving.knative.dev/progress-deadline, and names the key on a bad value", () => {
+    const r = parseAutoscalingBlock({ "progress-deadline": "8s" });
+    expect(r.ok && r.value.annotations.progressDeadlineMs).toBe(8000);
+    expect(r.ok && r.value.annotationStrings).toEqual({ "serving.knative.dev/progress-deadline": "8s" });
+    const bad = parseAutoscalingBlock(
+      { "progress-deadline": "soon" },
+      DEFAULT_AUTOSCALER_CONFIG,
+      "s.autoscaling",
+    );
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path)).toEqual(["s.autoscaling.progress-deadline"]);
+  });
 });

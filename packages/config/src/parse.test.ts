@@ -49,14 +49,16 @@ describe("parseConfig", () => {
       "not a mapping",
       "services: x",
       [
-        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, services",
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, services",
       ],
     ],
     ["empty services", { services: [] }, ["services: must list at least one service"]],
     [
       "unknown top-level field",
       { services: [hello], listn: "x" },
-      ["listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, services"],
+      [
+        "listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, services",
+      ],
     ],
     [
       "trustedProxies entries are addresses or CIDR ranges",

@@ -187,6 +187,9 @@ export const configSchema = strict({
   // No default: `thaw up` skips the quiet period (its gateway stops routing to a pod before stopping it),
   // thaw-autoscaler's local pods use Knative's 30 s.
   drain: v.optional(strict({ quietPeriod: v.optional(duration) }), {}),
+  // `thaw up`'s gateway: time for a client to send a request head (slowloris) or a new connection's first
+  // byte; Knative's one minute by default.
+  headersTimeout: v.optional(duration),
   services: v.pipe(
     v.array(service, "must be a list of services"),
     v.minLength(1, "must list at least one service"),

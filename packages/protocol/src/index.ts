@@ -15,6 +15,7 @@ export * from "./forward-headers.js";
 export * from "./forwarded.js";
 export * from "./forwarded-list.js";
 export * from "./forwarding-headers.js";
+export * from "./head-timeouts.js";
 export * from "./headers.js";
 export * from "./hop-by-hop.js";
 export * from "./network-probe.js";

@@ -18,6 +18,11 @@ export interface ActivatorConfig {
   /** Path of Prometheus metrics on the activator port. */
   metricsPath: string;
   /**
+   * Longest time a client may take to send a request head (slowloris), and to start one on an idle
+   * keep-alive connection when shorter than the 65 s idle limit; default 60 s for heads, Knative's.
+   */
+  headersTimeoutMs?: number;
+  /**
    * Passthrough load balancing (knative-spec d.1, d.3; Knative's network-wide flag): requests and probes to
    * pods carry `Host: <rev>-private.<ns>` and `K-Passthrough-Lb: true`, and the ClusterIP fallback is off.
    */
@@ -57,6 +62,7 @@ const FLAGS: Record<string, string> = {
   "--pod-name": "THAW_POD_NAME",
   "--drain-delay-ms": "THAW_DRAIN_DELAY_MS",
   "--drain-timeout-ms": "THAW_DRAIN_TIMEOUT_MS",
+  "--headers-timeout-ms": "THAW_HEADERS_TIMEOUT_MS",
   "--revisions": "THAW_REVISIONS",
   "--revisions-file": "THAW_REVISIONS_FILE",
   "--config": "THAW_CONFIG",
@@ -181,6 +187,9 @@ export function readConfig(
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
     drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
     metricsPath: "/metrics",
+    ...(vals.THAW_HEADERS_TIMEOUT_MS
+      ? { headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000) }
+      : {}),
     passthroughLb: bool("THAW_PASSTHROUGH_LB"),
     revisions,
     configFile,

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import {
   bearerToken,
   encodeWireStatMessages,
+  headTimeouts,
   PROMETHEUS_CONTENT_TYPE,
   type Tracer,
   tokenAllows,
@@ -167,27 +168,38 @@ export async function startActivator(
           (key) => telemetry.replayed(key),
         )
       : () => false;
-  const server = createServer((req, res) => {
-    if (req.url === config.metricsPath && req.method === "GET" && !req.headers["knative-serving-revision"]) {
-      // Internal like /v1: behind the token when one is set (Prometheus sends it with `authorization`).
+  const limits = headTimeouts(config.headersTimeoutMs);
+  const server = createServer(
+    { connectionsCheckingInterval: limits.connectionsCheckingInterval },
+    (req, res) => {
       if (
-        !tokenAllows(
-          config.token,
-          bearerToken(new Headers({ authorization: req.headers.authorization ?? "" })),
-        )
+        req.url === config.metricsPath &&
+        req.method === "GET" &&
+        !req.headers["knative-serving-revision"]
       ) {
-        res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" });
-        res.end("a valid Authorization: Bearer <token> header is required\n");
+        // Internal like /v1: behind the token when one is set (Prometheus sends it with `authorization`).
+        if (
+          !tokenAllows(
+            config.token,
+            bearerToken(new Headers({ authorization: req.headers.authorization ?? "" })),
+          )
+        ) {
+          res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" });
+          res.end("a valid Authorization: Bearer <token> header is required\n");
+          return;
+        }
+        res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE });
+        res.end(registry.render());
         return;
       }
-      res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE });
-      res.end(registry.render());
-      return;
-    }
-    if (!draining && fast(req, res)) return;
-    slow(req, res);
-  });
-  server.keepAliveTimeout = 65_000;
+      if (!draining && fast(req, res)) return;
+      slow(req, res);
+    },
+  );
+  // Slow heads and idle keep-alive connections are cut (60 s by default, Knative's header timeout).
+  server.headersTimeout = limits.headersTimeout;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.requestTimeout = limits.requestTimeout;
   const upgraded = new Set<import("node:stream").Duplex>();
   server.on("upgrade", (req, socket, head) => {
     upgraded.add(socket);

@@ -1,21 +1,31 @@
 #!/usr/bin/env node
 // Test app for apps/cli's tests: answers every request with what it received (method, path, headers, body)
 // as JSON, and echoes every websocket message back. Env: PORT, STARTUP_DELAY_MS (default 0), SERVING_POD or
-// HOSTNAME (the name it reports). `?sleep=ms` delays an answer. `GET /close-listener` stops accepting connections while the process stays
-// up, so tests can make a live pod whose app refuses connections.
+// HOSTNAME (the name it reports), READY_FLAP_MS (set: /healthz alternates 200 and 503 every that many ms).
+// `?sleep=ms` delays an answer; `?arrived=<file>` appends `<pod> <method> <url>` to that file as the request
+// arrives (a gate for tests that act while requests are at the app). `GET /close-listener` stops accepting
+// connections while the process stays up, so tests can make a live pod whose app refuses connections.
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { WebSocketServer } from "ws";
 
 const port = Number(process.env.PORT ?? 8080);
 const delay = Number(process.env.STARTUP_DELAY_MS ?? 0);
 const pod = process.env.SERVING_POD || process.env.HOSTNAME || `echo-${process.pid}`;
+const flap = Number(process.env.READY_FLAP_MS ?? 0);
+const started = Date.now();
+/** Ready unless flapping and in an odd period. */
+const ready = () => flap <= 0 || Math.floor((Date.now() - started) / flap) % 2 === 0;
 
 const server = createServer((req, res) => {
   const chunks = [];
+  const arrived = new URL(req.url, "http://x").searchParams.get("arrived");
+  if (arrived) appendFileSync(arrived, `${pod} ${req.method} ${req.url}\n`);
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     if (req.url === "/healthz") {
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      if (ready()) res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      else res.writeHead(503, { "content-type": "text/plain" }).end("not ready");
       return;
     }
     if (req.url.startsWith("/close-listener")) {

@@ -61,3 +61,43 @@ export class Up {
     return new Promise((r) => this.proc.once("exit", (code) => r(code)));
   }
 }
+
+/** A process's command line (NUL-separated), or "" once it is gone. */
+export function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  } catch {
+    return "";
+  }
+}
+
+/** A process's state letter from /proc (R, S, Z, ...), or "gone". */
+export function stateOf(pid: number): string {
+  try {
+    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "latin1"))?.[1] ?? "gone";
+  } catch {
+    return "gone";
+  }
+}
+
+/** Pids of the pods' containers: the echo app and the queue-proxy (not thaw up, not the reapers). */
+export function podPids(marker: string): number[] {
+  return markedPids(marker).filter((pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)));
+}
+
+/** Pids of the pods' app processes (the echo app's command line). */
+export function appPids(marker: string): number[] {
+  return markedPids(marker).filter((pid) => cmdline(pid).includes("echo-app.mjs"));
+}
+
+/** The value of `name` in a process's environment, or undefined (also once it is gone). */
+export function envOf(pid: number, name: string): string | undefined {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, "latin1")
+      .split("\0")
+      .find((e) => e.startsWith(`${name}=`));
+    return entry?.slice(name.length + 1);
+  } catch {
+    return undefined;
+  }
+}

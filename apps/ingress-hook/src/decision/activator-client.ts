@@ -17,7 +17,12 @@ export type ActivationOutcome =
   | { kind: "ready"; endpoints: string[]; coldStart: boolean }
   | { kind: "unknown"; message: string }
   | { kind: "timeout"; retryAfterSeconds: number | undefined; message: string }
-  | { kind: "unavailable"; message: string };
+  | {
+      kind: "unavailable";
+      message: string;
+      /** The activator could not be reached or failed (5xx): likely restarting, so worth a retry later. */
+      transient?: true;
+    };
 
 /** The hook's view of the activator: one call that wakes a revision and waits for a ready pod. */
 export interface ActivatorClient {
@@ -68,7 +73,11 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
             message: "activator did not answer in time",
           };
         }
-        return { kind: "unavailable", message: `activator unreachable at ${opts.baseUrl}: ${describe(err)}` };
+        return {
+          kind: "unavailable",
+          message: `activator unreachable at ${opts.baseUrl}: ${describe(err)}`,
+          transient: true,
+        };
       } finally {
         opts.clock.clearTimeout(timer);
       }
@@ -101,7 +110,8 @@ async function outcomeOf(res: Response): Promise<ActivationOutcome> {
   if (res.status === 401) {
     return { kind: "unavailable", message: `activator refused the hook's credentials: ${message}` };
   }
-  return { kind: "unavailable", message: `activator answered ${res.status}: ${message}` };
+  const failed = { kind: "unavailable", message: `activator answered ${res.status}: ${message}` } as const;
+  return res.status >= 500 ? { ...failed, transient: true } : failed;
 }
 
 function parseRetryAfter(v: string | null): number | undefined {

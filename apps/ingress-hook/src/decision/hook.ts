@@ -27,6 +27,11 @@ export interface IngressHookOptions {
   internalHeaders?: "strip" | "reject";
   /** Random source of the load-balancing policy (Math.random in production, seeded in tests). */
   random: () => number;
+  /**
+   * How long a cold request of this revision waits for it (ms); default `activationTimeoutMs`. `thaw up`
+   * gives each revision its `timeoutSeconds`, as Knative counts the activator's wait toward that timeout.
+   */
+  activationTimeoutFor?: (key: string) => number | undefined;
   /** containerConcurrency per revision key, which picks the activator's LB policy; default 0. */
   containerConcurrencyFor?: (key: string) => number;
   /** Chooses the pod for X-Thaw-Upstream (default: the activator's policy, see upstream-picker.ts). */
@@ -37,7 +42,7 @@ export interface IngressHookOptions {
    * so the activator's throttler releases them at the pods' capacity. Unset: released straight to a pod.
    */
   activatorUpstream?: string;
-  /** Retry-After for activation timeouts when the activator gave none (default 1). */
+  /** Retry-After for activation timeouts when the activator gave none, and for an unreachable one (default 1). */
   retryAfterSeconds?: number;
   /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
   maxQueue?: number;
@@ -73,10 +78,15 @@ export class IngressHook {
   readonly #o: Required<
     Omit<
       IngressHookOptions,
-      "routeToken" | "activatorUpstream" | "containerConcurrencyFor" | "maxQueueFor" | "tracer"
+      | "routeToken"
+      | "activatorUpstream"
+      | "containerConcurrencyFor"
+      | "maxQueueFor"
+      | "tracer"
+      | "activationTimeoutFor"
     >
   > &
-    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer">;
+    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer" | "activationTimeoutFor">;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
@@ -162,10 +172,11 @@ export class IngressHook {
   async activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
     const { key, revision } = cold;
     let led = false;
+    const timeoutMs = this.#o.activationTimeoutFor?.(key) ?? this.#o.activationTimeoutMs;
     const outcome = await this.#flights.run(key, async () => {
       led = true;
       this.stats.activations++;
-      const req = { ...revision, timeoutMs: this.#o.activationTimeoutMs };
+      const req = { ...revision, timeoutMs };
       if (!span) return this.#o.activator.activate(req);
       const call = span.child("hook.activate", "client", { "thaw.revision": key });
       const outcome = await this.#o.activator.activate(req, call.carrier());
@@ -190,11 +201,17 @@ export class IngressHook {
       case "timeout":
         return this.#deny(
           ErrorCode.ERR_ACTIVATION_TIMEOUT,
-          `revision ${key} did not become ready within ${this.#o.activationTimeoutMs} ms: ${outcome.message}`,
+          `revision ${key} did not become ready within ${timeoutMs} ms: ${outcome.message}`,
           outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
         );
       case "unavailable":
-        return this.#deny(ErrorCode.ERR_UPSTREAM, `cannot activate ${key}: ${outcome.message}`);
+        // An activator that is down or restarting comes back: tell the client when to try again. A
+        // refused token or a malformed answer is a setup fault that waiting does not fix.
+        return this.#deny(
+          ErrorCode.ERR_UPSTREAM,
+          `cannot activate ${key}: ${outcome.message}`,
+          outcome.transient ? this.#o.retryAfterSeconds : undefined,
+        );
     }
   }
 

@@ -18,6 +18,7 @@ const { values } = parseArgs({
     "route-token": { type: "string", default: process.env.THAW_ROUTE_TOKEN },
     "timeout-ms": { type: "string", default: "60000" },
     "warm-ttl-ms": { type: "string", default: "2000" },
+    "headers-timeout-ms": { type: "string", default: process.env.THAW_HEADERS_TIMEOUT_MS ?? "60000" },
     "activator-upstream": { type: "string", default: process.env.THAW_ACTIVATOR_UPSTREAM },
     "reject-internal-headers": { type: "boolean", default: false },
     "no-watch": { type: "boolean", default: false },
@@ -29,6 +30,7 @@ if (values.help || !values.activator) {
   process.stderr.write(
     "usage: thaw-ingress-hook --activator http://127.0.0.1:8089 [--listen 127.0.0.1:8090] [--config thaw.config.yaml]\n" +
       "  [--token TOKEN] [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
+      "  [--headers-timeout-ms 60000]\n" +
       "  [--activator-upstream host:port|none] [--reject-internal-headers] [--no-watch]\n",
   );
   process.exit(values.help ? 0 : 2);
@@ -41,6 +43,14 @@ if (
 ) {
   process.stderr.write(
     `thaw-ingress-hook: --activator-upstream (THAW_ACTIVATOR_UPSTREAM) must be host:port or none, got ${JSON.stringify(upstreamFlag)}\n`,
+  );
+  process.exit(2);
+}
+
+const headersTimeoutMs = Number(values["headers-timeout-ms"]);
+if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100 || headersTimeoutMs > 3_600_000) {
+  process.stderr.write(
+    `thaw-ingress-hook: --headers-timeout-ms (THAW_HEADERS_TIMEOUT_MS) must be an integer from 100 to 3600000, got ${JSON.stringify(values["headers-timeout-ms"])}\n`,
   );
   process.exit(2);
 }
@@ -68,6 +78,7 @@ const svc = await startIngressHook({
   services,
   activationTimeoutMs: Number(values["timeout-ms"]),
   warmTtlMs: Number(values["warm-ttl-ms"]),
+  headersTimeoutMs,
   internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
   watch: !values["no-watch"],
   ...(activatorToken ? { activatorToken } : {}),

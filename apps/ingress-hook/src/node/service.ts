@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Clock, systemClock } from "@thaw/clock";
-import { bearerToken, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
+import { bearerToken, headTimeouts, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
 import { IngressHook, type IngressHookOptions } from "../decision/hook.js";
@@ -50,6 +50,11 @@ export interface HookServiceOptions
    * SYN retries add seconds.
    */
   backlog?: number;
+  /**
+   * Longest time a proxy or client may take to send a request head (slowloris: 408 and close), to send a
+   * new connection's first byte (default 60 s); idle keep-alive connections close after 5 s, or this if less.
+   */
+  headersTimeoutMs?: number;
 }
 
 /** A running forward-auth service. */
@@ -170,7 +175,15 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
       },
     });
   }
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Keep-alive idle stays at Node's 5 s, under the upstream keepalive_timeout of the proxies in front.
+  const limits = headTimeouts(opts.headersTimeoutMs, 5000);
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: { connectionsCheckingInterval: limits.connectionsCheckingInterval },
+  }) as Server;
+  server.headersTimeout = limits.headersTimeout;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.requestTimeout = limits.requestTimeout;
   let inflight = 0;
   server.on("request", (_req, res) => {
     inflight++;

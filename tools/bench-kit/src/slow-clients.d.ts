@@ -1,0 +1,18 @@
+/** How a misbehaving client's connection ended: ms until the server closed it (null: still open at maxMs). */
+export interface SlowClientResult {
+  closedAfterMs: number | null;
+  /** What the server sent (e.g. a 408 before closing). */
+  received: string;
+}
+/** A request head trickled one byte every `byteIntervalMs` that never ends. */
+export function slowloris(
+  port: number,
+  opts?: { host?: string; byteIntervalMs?: number; maxMs?: number },
+): Promise<SlowClientResult>;
+/** A connection that never sends a byte. */
+export function silentSocket(port: number, opts?: { maxMs?: number }): Promise<SlowClientResult>;
+/** One complete request, then the kept-alive connection left idle; the time counts from the response. */
+export function idleAfterRequest(
+  port: number,
+  opts?: { host?: string; path?: string; maxMs?: number },
+): Promise<SlowClientResult>;
