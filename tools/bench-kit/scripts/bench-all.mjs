@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench` (root): clears the verdict file, runs every workspace's `bench` script one at a time
-// through turbo, then prints one table of every PASS/MISS line the benches recorded (verdict.mjs) with the
+// through turbo (--continue: a bench that fails does not hide the others), then prints one table of every PASS/MISS line the benches recorded (verdict.mjs) with the
 // count of each. Arguments are passed to turbo (e.g. `npm run bench -- --filter=thaw`). Exits with turbo's
 // status; a MISS is a figure, not a failure, so it does not change the exit status.
 import { spawnSync } from "node:child_process";
@@ -11,10 +11,14 @@ import { formatValue, verdictFile } from "../src/verdict.mjs";
 const file = verdictFile();
 rmSync(file, { force: true });
 const started = Date.now();
-const turbo = spawnSync("npx", ["turbo", "run", "bench", "--concurrency=1", ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env: { ...process.env, THAW_BENCH_VERDICTS: file },
-});
+const turbo = spawnSync(
+  "npx",
+  ["turbo", "run", "bench", "--concurrency=1", "--continue", ...process.argv.slice(2)],
+  {
+    stdio: "inherit",
+    env: { ...process.env, THAW_BENCH_VERDICTS: file },
+  },
+);
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 
 /** @type {Array<{bench: string, name: string, value: number, op: string, target: number, unit: string, pass: boolean, load: number}>} */
