@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench` (root): clears the verdict file, runs every workspace's `bench` script one at a time
-// through turbo (--continue: a bench that fails does not hide the others), then prints one table of every PASS/MISS line the benches recorded (verdict.mjs) with the
-// count of each. Arguments are passed to turbo (e.g. `npm run bench -- --filter=thaw`). Exits with turbo's
-// status; a MISS is a figure, not a failure, so it does not change the exit status.
+// through turbo (--continue: a bench that fails does not hide the others), then prints one table of every
+// PASS/MISS line the benches recorded (verdict.mjs) with the count of each. Arguments are passed to turbo
+// (e.g. `npm run bench -- --filter=thaw`). Exits with turbo's status; a MISS is a figure, not a failure,
+// so it does not change the exit status.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
