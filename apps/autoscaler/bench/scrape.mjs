@@ -106,8 +106,9 @@ for (const n of SIZES) {
   console.log(
     `  ${String(n).padStart(5)} pods: ${r.pct.toFixed(1)} % of one core, ${r.perSecond.toFixed(0)} scrapes/s answered, ${r.failed} failed`,
   );
-  if (r.perSecond < n * 0.8)
-    console.log(`  (fewer scrapes than pods per second: the figure is not for ${n} pods/s)`);
+  // On a loaded machine some answers take over a second and the service skips a pod's next round; the
+  // figure is then the CPU per answered scrape times n scrapes a second, so fewer answers do not flatter it.
+  points.push([n, (r.pct * n) / Math.max(1, r.perSecond)]);
 }
 curve("CPU for n scrapes/s (1x, 10x, 100x)", points, "%");
 verdict("autoscaler scraping 1,000 pods every 1 s (CPU)", points.at(-1)[1], "<", 25, "% core");
