@@ -4,7 +4,7 @@ import { warmUp } from "../src/warm-up.js";
 import { KNATIVE_ENV } from "./helpers.js";
 
 /** Listening servers and open sockets of this process, by kind. */
-function handles(): { servers: number; sockets: number } {
+function handles(): Record<string, number> {
   const out: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) out[kind] = (out[kind] ?? 0) + 1;
   return { servers: out.TCPServerWrap ?? 0, sockets: out.TCPSocketWrap ?? 0 };
