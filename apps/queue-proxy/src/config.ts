@@ -43,8 +43,6 @@ export interface QueueProxyConfig {
   hijackedGraceMs: number;
   /** Longest pause between aggressive readiness attempts that found nothing listening (0 = Knative's 50 ms). */
   probeConnectRetryMaxMs: number;
-  /** Run the serving path once through a throwaway copy at start-up (warm-up.ts). */
-  warmUp: boolean;
   bindHost: string;
 }
 
@@ -145,7 +143,6 @@ export function parseConfig(
     requestLog: bool("THAW_REQUEST_LOG", false),
     drainQuietPeriodMs: int("THAW_DRAIN_QUIET_PERIOD_MS", 0, 3_600_000, 30_000, "milliseconds (0-3600000)"),
     hijackedGraceMs: int("THAW_HIJACKED_GRACE_MS", 0, 3_600_000, 60_000, "milliseconds (0-3600000)"),
-    warmUp: bool("THAW_WARM_UP", true),
     probeConnectRetryMaxMs: int("THAW_PROBE_CONNECT_RETRY_MS", 0, 50, 4, "milliseconds (0-50, 0 = off)"),
     bindHost: env["THAW_BIND_HOST"] ?? "",
   };

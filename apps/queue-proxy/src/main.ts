@@ -14,7 +14,6 @@ import { createProber, decodeProbeEnv } from "@thaw/readiness";
 import { nodeTransport } from "@thaw/readiness/node";
 import { formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
 import { startQueueProxy } from "./queue-proxy.js";
-import { warmUp } from "./warm-up.js";
 
 /** The readiness check from `SERVING_READINESS_PROBE`, or the issues that stop the start. */
 function readiness(config: QueueProxyConfig): { prober: QueueProber } | { error: string } {
@@ -71,8 +70,6 @@ async function main(): Promise<void> {
   }
   // One machine-readable line so supervisors and tests learn the bound ports.
   process.stderr.write(`${JSON.stringify({ msg: "thaw-queue-proxy listening", ...qp.ports })}\n`);
-  // While the app starts, compile the request path so the first real request does not pay for it.
-  if (config.warmUp) void warmUp(config);
   let stopping = false;
   process.on("SIGTERM", () => {
     if (stopping) return;
