@@ -8,7 +8,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1, keepAliveMsecs: 1000 }
 /**
  * {@link scrapeStat}'s contract (f.1: `Accept: application/protobuf`, non-2xx and other content types are
  * errors, only the first 336 bytes decoded) over node:http with a keep-alive agent instead of fetch: the autoscaler's
- * * default, because fetch's Request, Response and web streams cost almost 2x the CPU per scrape
+ * default, because fetch's Request, Response and web streams cost almost 2x the CPU per scrape
  * (bench/scrape.mjs scrapes 1,000 pods every second).
  */
 export function httpScrapeStat(url: string, timeoutMs = SCRAPE_TIMEOUT_MS): Promise<ScrapeResult> {
