@@ -61,6 +61,7 @@ export { ScalerRouter } from "./scalers/router.js";
 export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
 export { WebhookScaler, type WebhookScalerOptions, type WebhookTarget } from "./scalers/webhook.js";
 export { SCRAPE_TIMEOUT_MS, type ScrapeOptions, type ScrapeResult, scrapeStat } from "./scrape.js";
+export { httpScrapeStat } from "./scrape-http.js";
 export {
   type AutoscalerServer,
   type AutoscalerServerOptions,

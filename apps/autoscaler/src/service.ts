@@ -18,7 +18,8 @@ import { samplePods } from "./pod-sample.js";
 import type { RevisionPolicy } from "./policy.js";
 import { keyOf, type RevisionKey } from "./revision.js";
 import type { Scaler } from "./scalers/scaler.js";
-import { type ScrapeResult, scrapeStat } from "./scrape.js";
+import type { ScrapeResult } from "./scrape.js";
+import { httpScrapeStat } from "./scrape-http.js";
 import type { PushedStat } from "./stat-ingest.js";
 
 /** Knative's decider tick and scrape period (e.1). */
@@ -31,7 +32,7 @@ export interface AutoscalerServiceOptions {
   clock: Clock;
   /** [0, 1); chooses the pods to scrape. */
   random?: () => number;
-  /** Fetches one pod's Stat (default: {@link scrapeStat} over the network). */
+  /** Fetches one pod's Stat (default: {@link httpScrapeStat}, node:http with keep-alive). */
   scrape?: (url: string) => Promise<ScrapeResult>;
   /** P3: does the activator answer for this revision? Scale to zero waits for it (default: yes, in process). */
   probeActivator?: (rev: RevisionKey) => Promise<boolean>;
@@ -98,7 +99,7 @@ export class AutoscalerService {
   constructor(options: AutoscalerServiceOptions) {
     this.#o = {
       random: Math.random,
-      scrape: (url) => scrapeStat(url),
+      scrape: (url) => httpScrapeStat(url),
       probeActivator: async () => true,
       logger: silentLogger,
       tickMs: DECIDER_TICK_MS,

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { policyFor } from "../src/policy.js";
 import type { Scaler } from "../src/scalers/scaler.js";
-import { scrapeStat } from "../src/scrape.js";
+import { type ScrapeResult, scrapeStat } from "../src/scrape.js";
+import { httpScrapeStat } from "../src/scrape-http.js";
 import { type AutoscalerServer, startAutoscalerServer } from "../src/server.js";
 import { AutoscalerService } from "../src/service.js";
 
@@ -170,7 +171,13 @@ describe("stat server over real loopback sockets", () => {
   });
 });
 
-describe("scrapeStat against a real HTTP server", () => {
+// The fetch-based scraper and the node:http one the service uses by default keep one contract.
+const scrapers: [string, (url: string, timeoutMs?: number) => Promise<ScrapeResult>][] = [
+  ["scrapeStat", (url, timeoutMs) => scrapeStat(url, timeoutMs === undefined ? {} : { timeoutMs })],
+  ["httpScrapeStat", (url, timeoutMs) => httpScrapeStat(url, timeoutMs)],
+];
+
+describe.each(scrapers)("%s against a real HTTP server", (_name, scrape) => {
   let pod: Server | undefined;
   afterEach(() => {
     pod?.closeAllConnections();
@@ -189,7 +196,7 @@ describe("scrapeStat against a real HTTP server", () => {
       accept = req.headers.accept ?? "";
       res.writeHead(200, { "content-type": "application/protobuf" }).end(encodeStat(stat));
     });
-    expect(await scrapeStat(url)).toEqual({ ok: true, stat });
+    expect(await scrape(url)).toEqual({ ok: true, stat });
     expect(accept).toBe("application/protobuf");
   });
 
@@ -199,7 +206,7 @@ describe("scrapeStat against a real HTTP server", () => {
     ["another content type", 200, "text/plain", false, /content type/],
   ])("refuses %s", async (_n, status, type, mesh, error) => {
     const url = await serve((_req, res) => res.writeHead(status, { "content-type": type }).end("x"));
-    const r = await scrapeStat(url);
+    const r = await scrape(url);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.maybeMesh).toBe(mesh);
@@ -215,14 +222,14 @@ describe("scrapeStat against a real HTTP server", () => {
       res.write(encodeStat(stat));
       res.end(Buffer.concat([Buffer.from([0x42, 0x90, 0x4e]), huge]));
     });
-    const r = await scrapeStat(url);
+    const r = await scrape(url);
     expect(r.ok).toBe(false);
   });
 
   it("gives up after the timeout", async () => {
     const url = await serve(() => {});
     const t0 = Date.now();
-    const r = await scrapeStat(url, { timeoutMs: 150 });
+    const r = await scrape(url, 150);
     expect(r.ok).toBe(false);
     expect(Date.now() - t0).toBeLessThan(2000);
   });

@@ -1,35 +1,43 @@
 #!/usr/bin/env node
-// Cold-start overhead of Thaw: time to first byte of the first request to a service at zero, minus the
-// app's own start-up time. The baseline is measured in the same run: the same app spawned directly and
-// polled until it answers. N services in one `thaw up`, each woken once, one after the other.
-// Env: THAW_BENCH_QUICK=1 for 5 cold starts instead of 20.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// Cold-start overhead (issue 19, goal 1): time to first byte of the first request to a service at zero,
+// minus the app's own time to listen (listen() returned minus its process start, marked by the app itself:
+// bench/cold-app.mjs), through `thaw up` alone and through nginx + the hook (infra/nginx/nginx.conf, its
+// forward-auth pointed at the same `thaw up`). Each cold start is one service woken once; services are
+// woken one after the other, BATCH per `thaw up`, so at most BATCH pods live at a time.
+// The breakdown per phase lines up three sets of marks in wall time: the client's (sent, first byte),
+// thaw up's (THAW_COLD_MARKS: poked, spawned, qpListening, podReady, healthy) and the app's.
+// Env: THAW_BENCH_QUICK=1 for 10 cold starts per path instead of 50; THAW_BENCH_COLD_N=<n> for n;
+// THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both).
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, quantile as pct, sleep } from "@thaw/bench-kit";
+import { freePort, quantile, sleep, verdict } from "@thaw/bench-kit";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const app = join(here, "../../../examples/hello/server.mjs");
+const app = join(here, "cold-app.mjs");
 const bin = join(here, "../dist/main.js");
-const N = process.env.THAW_BENCH_QUICK ? 5 : 20;
-// Knative's default keeps the activator in the path (target-burst-capacity 211); TBC 0 takes it out as soon
-// as a pod is ready. THAW_BENCH_TBC picks one; the default runs the Knative default.
+const INFRA = join(here, "../../../infra/nginx");
+const N = Number(process.env.THAW_BENCH_COLD_N ?? (process.env.THAW_BENCH_QUICK ? 10 : 50));
+const BATCH = 10;
 const TBC = process.env.THAW_BENCH_TBC ?? "211";
-const STARTUP_MS = 500;
+const PATHS = (process.env.THAW_BENCH_COLD_PATHS ?? "up,nginx").split(",");
+const TOKEN = "change-me-to-a-long-random-string"; // the bearer infra/nginx/nginx.conf sends to the hook
+const now = () => performance.timeOrigin + performance.now();
 
+/** One GET; resolves with the wall times it was sent and its first body byte arrived. */
 function firstByte(port, host, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
+    const sent = now();
     const req = http.get(
       { host: "127.0.0.1", port, path: "/", headers: { host }, agent: false, timeout: timeoutMs },
       (res) => {
         res.once("data", () => {
-          const ms = performance.now() - t0;
+          const first = now();
           res.resume();
-          res.on("end", () => resolve({ ms, status: res.statusCode }));
+          res.on("end", () => resolve({ sent, first, status: res.statusCode }));
         });
       },
     );
@@ -38,80 +46,184 @@ function firstByte(port, host, timeoutMs = 30_000) {
   });
 }
 
-/** The app alone: spawn it and poll every 2 ms until a request gets an answer. */
-async function baselineOnce() {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [app], {
-    env: { ...process.env, PORT: String(port), STARTUP_DELAY_MS: String(STARTUP_MS) },
-    stdio: "ignore",
-  });
+function readLines(file) {
   try {
-    for (let i = 0; i < 10_000; i++) {
-      try {
-        await firstByte(port, "x", 1000);
-        return performance.now() - t0;
-      } catch {
-        await sleep(2);
-      }
-    }
-    throw new Error("app never answered");
-  } finally {
-    child.kill("SIGKILL");
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), "thaw-bench-"));
-const config = join(dir, "thaw.config.yaml");
-const port = await freePort();
-const services = Array.from({ length: N }, (_, i) =>
-  [
-    `  - name: app-${i}`,
-    `    hosts: [app-${i}.localhost]`,
-    "    containerConcurrency: 10",
-    `    autoscaling: { target-burst-capacity: ${TBC} }`,
-    "    run:",
-    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(app)}]`,
-    `      env: { STARTUP_DELAY_MS: "${STARTUP_MS}" }`,
-  ].join("\n"),
-);
-writeFileSync(
-  config,
-  [`listen: 127.0.0.1:${port}`, "drain: { quietPeriod: 200ms }", "services:", ...services].join("\n"),
-);
-
-const baseline = [];
-for (let i = 0; i < N; i++) baseline.push(await baselineOnce());
-const base = pct(baseline, 50);
-
-const up = spawn(process.execPath, [bin, "up", "--config", config], { stdio: ["ignore", "pipe", "pipe"] });
-let out = "";
-up.stdout.on("data", (d) => (out += d));
-up.stderr.on("data", (d) => (out += d));
-for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await sleep(100);
-
-const ttfb = [];
-for (let i = 0; i < N; i++) {
-  const r = await firstByte(port, `app-${i}.localhost`);
-  if (r.status !== 200) throw new Error(`app-${i}: status ${r.status}`);
-  ttfb.push(r.ms);
+/** A user-space nginx running infra/nginx/nginx.conf with the hook and activator both at `gateway`. */
+async function startNginx(gatewayPort) {
+  const dir = mkdtempSync(join(tmpdir(), "thaw-cold-nginx-"));
+  chmodSync(dir, 0o755);
+  for (const d of ["tmp", "cache"]) {
+    mkdirSync(join(dir, d), { recursive: true });
+    chmodSync(join(dir, d), 0o777);
+  }
+  const port = await freePort();
+  const conf = readFileSync(join(INFRA, "nginx.conf"), "utf8")
+    .replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`)
+    .replaceAll("127.0.0.1:8090", `127.0.0.1:${gatewayPort}`)
+    .replaceAll("127.0.0.1:8089", `127.0.0.1:${gatewayPort}`);
+  writeFileSync(join(dir, "nginx.conf"), conf);
+  writeFileSync(join(dir, "thaw-proxy.conf"), readFileSync(join(INFRA, "thaw-proxy.conf")));
+  const args = ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr"];
+  const t = spawnSync("nginx", ["-t", ...args], { encoding: "utf8" });
+  if (t.status !== 0) throw new Error(`nginx -t failed (apt-get install -y nginx-light):\n${t.stderr}`);
+  const child = spawn("nginx", [...args, "-g", "daemon off;"], { stdio: ["ignore", "ignore", "inherit"] });
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((r) => {
+      const s = http.get({ host: "127.0.0.1", port, path: "/_nope", agent: false }, (res) => {
+        res.resume();
+        r(true);
+      });
+      s.on("error", () => r(false));
+    });
+    if (ok) break;
+    await sleep(50);
+  }
+  return {
+    port,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once("exit", r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
-up.kill("SIGTERM");
-await new Promise((r) => up.once("exit", r));
-rmSync(dir, { recursive: true, force: true });
 
-const overhead = ttfb.map((t) => t - base);
-const f = (x) => `${x.toFixed(1)} ms`;
-console.log(
-  `cold starts: ${N}; app start-up delay ${STARTUP_MS} ms; target-burst-capacity ${TBC}; machine shared with other jobs (noisy)`,
-);
-console.log(
-  `baseline (app spawned directly, polled until it answers): p50 ${f(base)}, p99 ${f(pct(baseline, 99))}`,
-);
-console.log(`thaw up first-request TTFB: p50 ${f(pct(ttfb, 50))}, p99 ${f(pct(ttfb, 99))}`);
-console.log(
-  `overhead = TTFB - baseline p50: p50 ${f(pct(overhead, 50))}, p99 ${f(pct(overhead, 99))} (target p99 < 150 ms)`,
-);
-console.log(
-  `ratio TTFB / baseline: p50 ${(pct(ttfb, 50) / base).toFixed(3)}x, p99 ${(pct(ttfb, 99) / base).toFixed(3)}x`,
-);
+/** `count` cold starts through one `thaw up` (and nginx in front when `viaNginx`); one sample each. */
+async function batch(first, count, viaNginx) {
+  const dir = mkdtempSync(join(tmpdir(), "thaw-cold-"));
+  const config = join(dir, "thaw.config.yaml");
+  const upMarks = join(dir, "up-marks.jsonl");
+  const appMarks = join(dir, "app-marks.jsonl");
+  const port = await freePort();
+  const names = Array.from({ length: count }, (_, i) => `app-${first + i}`);
+  const services = names.map((name) =>
+    [
+      `  - name: ${name}`,
+      `    hosts: [${name}.localhost]`,
+      "    containerConcurrency: 10",
+      `    autoscaling: { target-burst-capacity: ${TBC} }`,
+      "    run:",
+      `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(app)}]`,
+      `      env: { COLD_APP_MARKS: ${JSON.stringify(appMarks)} }`,
+    ].join("\n"),
+  );
+  writeFileSync(
+    config,
+    [
+      `listen: 127.0.0.1:${port}`,
+      ...(viaNginx ? [`token: ${TOKEN}`] : []),
+      "drain: { quietPeriod: 200ms }",
+      "services:",
+      ...services,
+    ].join("\n"),
+  );
+  const up = spawn(process.execPath, [bin, "up", "--config", config], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, THAW_COLD_MARKS: upMarks },
+  });
+  let out = "";
+  up.stdout.on("data", (d) => (out += d));
+  up.stderr.on("data", (d) => (out += d));
+  for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await sleep(100);
+  if (!out.includes("gateway on")) throw new Error(`thaw up did not start:\n${out}`);
+  const nginx = viaNginx ? await startNginx(port) : undefined;
+  const client = [];
+  try {
+    for (const name of names) {
+      await sleep(100); // let the previous pod's start-up settle
+      const r = await firstByte(nginx?.port ?? port, `${name}.localhost`);
+      if (r.status !== 200) throw new Error(`${name}: status ${r.status}`);
+      client.push({ name, ...r });
+    }
+    await sleep(50); // the app writes its marks just after its first answer
+  } finally {
+    await nginx?.stop();
+    up.kill("SIGTERM");
+    await new Promise((r) => (up.exitCode !== null ? r() : up.once("exit", r)));
+  }
+  const ups = readLines(upMarks);
+  const apps = readLines(appMarks);
+  if (process.env.THAW_BENCH_COLD_KEEP) console.log(`marks kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  return client.map((c) => {
+    const m = Object.fromEntries(ups.filter((u) => u.rev === `default/${c.name}`).map((u) => [u.what, u.at]));
+    const pod = ups.find((u) => u.rev === `default/${c.name}` && u.pod)?.pod;
+    const a = apps.find((x) => x.pod === pod) ?? {};
+    return { ...c, ...m, app: a };
+  });
+}
+
+/** The phases of one cold start in ms (NaN where a mark is missing); the first seven add up to TTFB. */
+function phases(s) {
+  const a = s.app;
+  return {
+    "request -> scale decision (gateway, hook, activator)": s.poked - s.sent,
+    "scale decision -> app process start (ports, spawn)": a.start - s.poked,
+    "app's own start-up (start -> listen; subtracted)": a.listen - a.start,
+    "readiness detection (app listen -> queue-proxy probe)": a.firstConn - a.listen,
+    "queue-proxy -> activator healthy": s.healthy - a.firstConn,
+    "forward (healthy -> request at app)": a.firstReq - s.healthy,
+    "answer (request at app -> first byte at client)": s.first - a.firstReq,
+    "  queue-proxy start-up (decision -> listening; parallel)": s.qpListening - s.poked,
+    "  queue-proxy listening after the app (0 = off path)": Math.max(0, s.qpListening - a.listen),
+    "  kubelet-style queue probe (app listen -> podReady)": s.podReady - a.listen,
+  };
+}
+
+const f = (x) => (Number.isFinite(x) ? x.toFixed(1).padStart(7) : "      -");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+
+async function run(path) {
+  const viaNginx = path === "nginx";
+  const label = viaNginx ? "nginx + hook" : "thaw up";
+  const loadBefore = load();
+  const samples = [];
+  for (let i = 0; i < N; i += BATCH) samples.push(...(await batch(i, Math.min(BATCH, N - i), viaNginx)));
+  const overhead = samples.map((s) => s.first - s.sent - (s.app.listen - s.app.start));
+  const ttfb = samples.map((s) => s.first - s.sent);
+  console.log(
+    `\ncold start through ${label}: ${samples.length} cold starts, app start-up 300-400 ms, ` +
+      `target-burst-capacity ${TBC}; load average before ${loadBefore}, after ${load()}`,
+  );
+  console.log(`  TTFB p50 ${f(quantile(ttfb, 50))} ms, p99 ${f(quantile(ttfb, 99))} ms`);
+  console.log("  breakdown (ms)                                               p50     p90     p99     max");
+  const ph = samples.map(phases);
+  for (const k of Object.keys(ph[0] ?? {})) {
+    const xs = ph.map((p) => p[k]);
+    const max = Math.max(...xs.filter(Number.isFinite));
+    console.log(
+      `  ${k.padEnd(56)} ${f(quantile(xs, 50))} ${f(quantile(xs, 90))} ${f(quantile(xs, 99))} ${f(max)}`,
+    );
+  }
+  console.log(
+    `  ${"overhead = TTFB - app's own start-up".padEnd(56)} ${f(quantile(overhead, 50))} ${f(quantile(overhead, 90))} ${f(quantile(overhead, 99))} ${f(Math.max(...overhead))}`,
+  );
+  verdict(
+    `cold-start overhead p50 (${label}, ${samples.length} starts)`,
+    quantile(overhead, 50),
+    "<",
+    25,
+    "ms",
+  );
+  verdict(
+    `cold-start overhead p99 (${label}, ${samples.length} starts)`,
+    quantile(overhead, 99),
+    "<",
+    60,
+    "ms",
+  );
+}
+
+for (const p of PATHS) await run(p);

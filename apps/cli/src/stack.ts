@@ -28,6 +28,7 @@ import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
+import { coldMarks } from "./cold-marks.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { type StackMetrics, stackMetrics } from "./metrics.js";
@@ -103,9 +104,11 @@ export async function startStack(
   // config asks for one. 1 ms: the queue-proxy reads 0 as "the default" (45 s).
   const quietMs =
     config.drain.quietPeriod === undefined ? 1 : Math.max(1, parseDurationMs(config.drain.quietPeriod) ?? 1);
+  const marks = coldMarks(process.env);
+  const onPodOutput = marks?.podOutput(opts.onPodOutput) ?? opts.onPodOutput;
   const scaler = new LocalScaler({
     logger,
-    ...(opts.onPodOutput ? { onPodOutput: opts.onPodOutput } : {}),
+    ...(onPodOutput ? { onPodOutput } : {}),
     ...(opts.queueProxyCommand ? { queueProxyCommand: opts.queueProxyCommand } : {}),
     ...(opts.baseEnv ? { baseEnv: opts.baseEnv } : {}),
   });
@@ -171,6 +174,7 @@ export async function startStack(
     scaler: {
       poke: (key) => {
         recorder.mark(key.namespace, key.name, "queued", clock.now());
+        marks?.mark(key, "poked");
         void service.poke(key);
       },
     },
@@ -178,7 +182,10 @@ export async function startStack(
   });
   const pool = podForwarders();
   const offPools = local.map(({ service: s }) =>
-    scaler.subscribe({ namespace: s.namespace, name: s.name }, () => pool.retain(scaler.allAddresses())),
+    scaler.subscribe({ namespace: s.namespace, name: s.name }, (pods) => {
+      pool.retain(scaler.allAddresses());
+      marks?.pods(s, pods);
+    }),
   );
   const reporter = new ConcurrencyReporter({
     podName: "thaw-up",
@@ -238,6 +245,7 @@ export async function startStack(
   };
   const offEndpoints = coordinator.onEndpoints((key, eps) => {
     if (eps.length > 0) recorder.mark(key.namespace, key.name, "firstReady", clock.now());
+    if (marks && eps.length > 0 && (ready.get(keyOf(key))?.length ?? 0) === 0) marks.mark(key, "healthy");
     ready.set(keyOf(key), eps);
     feedHook(key);
   });

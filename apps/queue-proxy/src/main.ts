@@ -34,6 +34,9 @@ function readiness(config: QueueProxyConfig): { prober: QueueProber } | { error:
     transport: nodeTransport,
     clock: systemClock,
     log: (line) => process.stderr.write(`${line}\n`),
+    // An app that does not listen yet is looked for again within a few ms (not at Knative's next 50 ms
+    // attempt): the cold start's readiness detection waits for this poll.
+    aggressive: { connectRetryMaxMs: config.probeConnectRetryMaxMs },
   });
   return { prober: () => prober.probe() };
 }

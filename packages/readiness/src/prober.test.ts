@@ -108,6 +108,39 @@ describe("aggressive mode (periodSeconds 0)", () => {
     expect(s.logs).toEqual(["aggressive probe error (failed 200 times): connect ECONNREFUSED"]);
   });
 
+  it("with connectRetryMaxMs, retries refused connects after 1, 2, 4 ms, then every cap", async () => {
+    const s = setup([tcp()], (_c, i) => (i < 6 ? { error: "connect ECONNREFUSED" } : {}), {
+      aggressive: { connectRetryMaxMs: 4 },
+    });
+    expect(await settle(s.prober.probe(), s.run, 1000)).toBe(true);
+    expect(s.startTimes()).toEqual([0, 1, 3, 7, 11, 15, 19]);
+  });
+
+  it("with connectRetryMaxMs, an app that answered not-ready is still polled every 50 ms", async () => {
+    const s = setup([http()], (_c, i) => (i < 2 ? { status: 503 } : {}), {
+      aggressive: { connectRetryMaxMs: 4 },
+    });
+    expect(await settle(s.prober.probe(), s.run, 1000)).toBe(true);
+    expect(s.startTimes()).toEqual([0, 50, 100]);
+  });
+
+  it("with connectRetryMaxMs, the backoff starts over once the app answered", async () => {
+    const replies = [{ error: "refused" }, { error: "refused" }, { status: 503 }, { error: "refused" }, {}];
+    const s = setup([http()], (_c, i) => replies[i] ?? {}, { aggressive: { connectRetryMaxMs: 8 } });
+    expect(await settle(s.prober.probe(), s.run, 1000)).toBe(true);
+    expect(s.startTimes()).toEqual([0, 1, 3, 53, 54]);
+  });
+
+  it("with connectRetryMaxMs, a refused run still gives up after 10 s with one log line", async () => {
+    const s = setup([tcp()], () => ({ error: "connect ECONNREFUSED" }), {
+      aggressive: { connectRetryMaxMs: 4 },
+    });
+    expect(await settle(s.prober.probe(), s.run, 10_100)).toBe(false);
+    expect(s.transport.calls.length).toBeGreaterThan(2000);
+    expect(s.logs).toHaveLength(1);
+    expect(s.logs[0]).toMatch(/^aggressive probe error \(failed \d+ times\): connect ECONNREFUSED$/);
+  });
+
   it("keeps the consecutive-success counter across calls", async () => {
     let up = true;
     const s = setup([tcp({ successThreshold: 3 })], () => (up ? {} : { error: "down" }));

@@ -1,6 +1,6 @@
 import type { Clock } from "@thaw/clock";
 import { runProbeAttempt } from "./attempt.js";
-import type { ProbeError } from "./errors.js";
+import { type ProbeError, ProbeErrorCode } from "./errors.js";
 import type { HttpProbeMode } from "./http-probe.js";
 import type { ProbeTransport } from "./transport.js";
 import type { Probe } from "./types.js";
@@ -13,13 +13,21 @@ export interface AggressiveTiming {
   attemptTimeoutMs: number;
   /** Give up after this long (10 s). */
   maxDurationMs: number;
+  /**
+   * Longest pause after an attempt that could not connect (nothing listens yet). Such retries start at
+   * 1 ms and double up to this; 0 (Knative's behaviour) waits `intervalMs` after every failure. A refused
+   * connect costs the app nothing, so a short pause finds a freshly listening app sooner; an app that
+   * answered (any status) or timed out is still polled every `intervalMs`.
+   */
+  connectRetryMaxMs: number;
 }
 
-/** Knative's numbers: attempt every 50 ms, 100 ms each, for at most 10 s. */
+/** Knative's numbers: attempt every 50 ms, 100 ms each, for at most 10 s; no faster connect retries. */
 export const AGGRESSIVE_TIMING: AggressiveTiming = {
   intervalMs: 50,
   attemptTimeoutMs: 100,
   maxDurationMs: 10_000,
+  connectRetryMaxMs: 0,
 };
 
 /** Everything a {@link Prober} runs with. */
@@ -106,10 +114,11 @@ export class Prober {
   /**
    * Aggressive mode: attempts start at once and then every interval, measured between planned starts
    * (not from the end of the previous attempt), so detection comes at most one interval after readiness.
+   * With `connectRetryMaxMs`, an attempt that could not connect is retried after 1, 2, 4, ... ms instead.
    */
   async #poll(probe: Probe, index: number): Promise<boolean> {
     const { clock } = this.#options;
-    const { intervalMs, attemptTimeoutMs, maxDurationMs } = this.#timing;
+    const { intervalMs, attemptTimeoutMs, maxDurationMs, connectRetryMaxMs } = this.#timing;
     const threshold = Math.max(1, probe.successThreshold ?? 1);
     const deadline = clock.now() + maxDurationMs;
     let failures = 0;
@@ -117,11 +126,13 @@ export class Prober {
     // The planned start of the current attempt. Plans advance by exactly one interval, so a timer that
     // fires late does not push every later attempt back; an attempt that overran starts the next at once.
     let slot = clock.now();
+    let connectRetry = 1;
     // Bounded: every pass waits until the next planned start, and the loop stops at the deadline.
     const signal = this.#options.signal;
     for (;;) {
       if (signal?.aborted) return false;
       const r = await runProbeAttempt(probe, this.#attemptOptions(attemptTimeoutMs));
+      let next = intervalMs;
       if (r.ok) {
         this.#consecutive[index] = (this.#consecutive[index] ?? 0) + 1;
         if ((this.#consecutive[index] ?? 0) >= threshold) return true;
@@ -129,8 +140,14 @@ export class Prober {
         this.#consecutive[index] = 0;
         failures++;
         lastError = r.error;
+        if (connectRetryMaxMs > 0 && r.error.code === ProbeErrorCode.Connect) {
+          next = Math.min(connectRetry, connectRetryMaxMs, intervalMs);
+          connectRetry *= 2;
+        }
       }
-      slot = Math.max(slot + intervalMs, clock.now());
+      if (r.ok || r.error.code !== ProbeErrorCode.Connect) connectRetry = 1;
+      // A connect retry is timed from now: nothing was listening, so there is no interval plan to keep.
+      slot = next < intervalMs ? clock.now() + next : Math.max(slot + intervalMs, clock.now());
       if (slot >= deadline) break;
       const wait = slot - clock.now();
       if (wait > 0) {

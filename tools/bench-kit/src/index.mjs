@@ -4,4 +4,5 @@ export { canPin, hasCommand, killAllGroups, killGroup, startGroup } from "./grou
 export { canConnect, freePort, waitPort } from "./ports.mjs";
 export { sleep } from "./sleep.mjs";
 export { fixed, median, quantile } from "./stats.mjs";
+export { curve, formatValue, verdict, verdictFile } from "./verdict.mjs";
 export { parseWrk, runWrk, toMs, wrkArgs } from "./wrk.mjs";

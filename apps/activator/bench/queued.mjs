@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// Growth (issue 19, goal 5): the activator holding queued requests across cold revisions, by RSS. A real
+// `thaw-activator` process (bin/thaw-activator.mjs, its own process so its RSS is its own) with R revisions
+// that have no pods (THAW_REVISIONS_FILE, endpoints []), and this process opening Q = 10 x R concurrent
+// requests to its request path (one connection each, Knative's revision headers), spread evenly. Once the
+// activator's GET /v1/status counts all Q queued, its RSS is read from /proc (peak sampled every 100 ms).
+// Curve: Q = 100, 1,000, 10,000 (R = 10, 100, 1,000); verdict: 10,000 queued over 1,000 revisions < 200 MB.
+// Env: REVS=10,100 picks the revision counts; HEAP_SNAPSHOT=<ms> sends the activator SIGUSR2 once all are
+// queued and waits that long (run with NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2 to get the snapshot).
+// THAW_BENCH_QUICK=1 changes nothing (the run is short already).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { curve, freePort, sleep, verdict } from "@thaw/bench-kit";
+import { rssKiB } from "@thaw/bench-kit/rss";
+
+const bin = new URL("../bin/thaw-activator.mjs", import.meta.url).pathname;
+
+function getJson(port, path) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => {
+        try {
+          resolve(JSON.parse(body));
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    req.on("error", reject);
+  });
+}
+
+async function measure(revisions, perRevision) {
+  const dir = mkdtempSync(join(tmpdir(), "thaw-act-queued-"));
+  const file = join(dir, "revisions.json");
+  const revs = Array.from({ length: revisions }, (_, i) => ({
+    namespace: "bench",
+    name: `rev-${i}`,
+    endpoints: [],
+    containerConcurrency: 10,
+    timeoutSeconds: 120,
+  }));
+  writeFileSync(file, JSON.stringify(revs));
+  const port = await freePort();
+  const child = spawn(process.execPath, [bin, "--host", "127.0.0.1", "--port", String(port)], {
+    env: { ...process.env, THAW_REVISIONS_FILE: file },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const reqs = [];
+  try {
+    for (let i = 0; i < 100; i++) {
+      if (
+        await getJson(port, "/v1/status").then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      await sleep(100);
+    }
+    const idleKiB = rssKiB(child.pid);
+    let peakKiB = idleKiB;
+    const sampler = setInterval(() => {
+      peakKiB = Math.max(peakKiB, rssKiB(child.pid));
+    }, 100);
+    const total = revisions * perRevision;
+    const before = (await getJson(port, "/v1/status")).queued ?? 0;
+    for (let i = 0; i < total; i++) {
+      const rev = revs[i % revisions];
+      const req = http.get({
+        host: "127.0.0.1",
+        port,
+        path: "/",
+        agent: false,
+        headers: { "knative-serving-namespace": rev.namespace, "knative-serving-revision": rev.name },
+      });
+      req.on("error", () => {});
+      req.on("response", (res) => {
+        res.resume();
+        console.log(`  unexpected answer while cold: ${res.statusCode}`);
+      });
+      reqs.push(req);
+      if (i % 500 === 499) await sleep(10); // let the activator accept as they come
+    }
+    let queued = 0;
+    for (let i = 0; i < 600 && queued < total; i++) {
+      await sleep(100);
+      queued = ((await getJson(port, "/v1/status")).queued ?? 0) - before;
+    }
+    await sleep(1000);
+    peakKiB = Math.max(peakKiB, rssKiB(child.pid));
+    const heldKiB = rssKiB(child.pid);
+    if (process.env.HEAP_SNAPSHOT) {
+      child.kill("SIGUSR2");
+      await sleep(Number(process.env.HEAP_SNAPSHOT));
+    }
+    clearInterval(sampler);
+    return { total, queued, idleMiB: idleKiB / 1024, heldMiB: heldKiB / 1024, peakMiB: peakKiB / 1024 };
+  } finally {
+    for (const r of reqs) r.destroy();
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log("activator: queued requests held across cold revisions (no pods), RSS of the activator process");
+const points = [];
+for (const r of (process.env.REVS ?? "10,100,1000").split(",").map(Number)) {
+  const m = await measure(r, 10);
+  points.push([m.total, m.peakMiB]);
+  console.log(
+    `  ${String(m.total).padStart(6)} requests over ${String(r).padStart(4)} revisions: ${m.queued} queued; ` +
+      `RSS idle ${m.idleMiB.toFixed(1)} MB, holding ${m.heldMiB.toFixed(1)} MB, peak ${m.peakMiB.toFixed(1)} MB`,
+  );
+  if (m.queued < m.total)
+    console.log(`  (only ${m.queued} of ${m.total} queued: the figure is not for ${m.total})`);
+}
+curve("peak RSS MB by queued requests (1x, 10x, 100x)", points, "MB");
+const last = points.at(-1);
+verdict("activator holding 10,000 queued / 1,000 cold revisions (peak RSS)", last[1], "<", 200, "MB");
