@@ -1,0 +1,58 @@
+/** Path of the protocol app (HTTP/1 echo, SSE, websocket echo, h2c echo, gRPC thaw.test.Echo). */
+export const PROTOCOL_APP: string;
+/** Where a path under test listens and the host it routes on. */
+export interface Target {
+  origin: string;
+  host: string;
+  timeoutMs?: number;
+}
+/** HTTP/1.1 POST /echo. */
+export function httpEcho(
+  o: Target & { body: string },
+): Promise<{ status: number; body: string; pid?: string }>;
+/** One server-sent event of the app: `id: i`, `data: {"pid","i"}`. */
+export interface SseEvent {
+  id: string;
+  data: { pid: string; i: number };
+}
+/** GET /sse?n=&gapMs=, read to its end. */
+export function sseRead(
+  o: Target & { n: number; gapMs?: number; onEvent?: (e: SseEvent) => void },
+): Promise<{ status: number; contentType?: string; events: SseEvent[]; rest: string }>;
+/** An open websocket to the app's echo. */
+export interface WsEcho {
+  pid?: string;
+  send(text: string): Promise<string>;
+  close(): void;
+}
+/** Opens a websocket (rejects naming the status when the handshake is refused). */
+export function wsOpen(o: Target & { path?: string }): Promise<WsEcho>;
+/** An h2c prior-knowledge session; `echo` is POST /h2/echo. */
+export function h2Session(o: Target): {
+  echo(body: string): Promise<{ status: number; body: string; pid?: string; appProtocol?: string }>;
+  close(): void;
+};
+/** A gRPC message of the app. */
+export interface EchoReply {
+  pid: string;
+  text: string;
+  i?: number;
+}
+/** A bidi call in progress. */
+export interface BidiCall {
+  send(text: string): Promise<EchoReply>;
+  /** Half-closes and resolves with the call's status code (0 = OK). */
+  end(): Promise<number>;
+}
+/** A @grpc/grpc-js client of thaw.test.Echo. */
+export function grpcClient(o: Target): {
+  unary(text: string): Promise<EchoReply>;
+  serverStream(
+    n: number,
+    gapMs?: number,
+    text?: string,
+    onMessage?: (m: EchoReply) => void,
+  ): Promise<EchoReply[]>;
+  bidi(): BidiCall;
+  close(): void;
+};
