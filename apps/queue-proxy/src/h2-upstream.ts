@@ -66,7 +66,14 @@ export class H2Upstream {
     stream.on("data", (chunk: Buffer) => {
       if (!sink.onData(chunk)) stream.pause();
     });
-    stream.on("end", () => sink.onComplete());
+    // gRPC's status travels in trailers: without them a gRPC client sees a call that never finished.
+    let trailers: Record<string, string | string[]> | undefined;
+    stream.on("trailers", (t) => {
+      trailers = {};
+      for (const [k, v] of Object.entries(t))
+        if (!k.startsWith(":") && v !== undefined) trailers[k] = Array.isArray(v) ? v : String(v);
+    });
+    stream.on("end", () => sink.onComplete(trailers));
     stream.on("error", (err) => sink.onError(err));
     if (body !== null) body.pipe(stream);
   }
