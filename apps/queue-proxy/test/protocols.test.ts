@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { freePort } from "@thaw/bench-kit";
+import { createServer } from "node:net";
 import { exerciseProtocols, PROTOCOL_APP, PROTOCOLS } from "@thaw/bench-kit/protocols";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcess, until } from "./helpers.js";
@@ -10,6 +10,15 @@ import { startInProcess, until } from "./helpers.js";
 const ALL_OK = Object.fromEntries(PROTOCOLS.map((p) => [p, "ok"]));
 
 let app: ChildProcess;
+
+/** A port nothing listens on right now (the app binds it). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as import("node:net").AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
 let qp: Awaited<ReturnType<typeof startInProcess>>;
 
 beforeAll(async () => {
