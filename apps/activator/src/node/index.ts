@@ -6,6 +6,7 @@ export {
   readConfig,
   type StaticRevision,
 } from "./config.js";
+export { acceptH2c, h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
 export { jsonLogger } from "./json-logger.js";
 export { createMetrics } from "./metrics.js";
 export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
