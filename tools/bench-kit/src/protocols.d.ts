@@ -4,6 +4,8 @@ export const PROTOCOL_APP: string;
 export interface Target {
   origin: string;
   host: string;
+  /** Extra request headers (gRPC: metadata), e.g. Knative-Serving-Namespace/-Revision for the activator. */
+  headers?: Record<string, string>;
   timeoutMs?: number;
 }
 /** HTTP/1.1 POST /echo. */
@@ -56,3 +58,10 @@ export function grpcClient(o: Target): {
   bidi(): BidiCall;
   close(): void;
 };
+/** Every protocol the matrix covers. */
+export const PROTOCOLS: readonly string[];
+/** Each protocol once, all at once: `"ok"` or what went wrong, and which pids answered. */
+export function exerciseProtocols(
+  target: Target,
+  only?: readonly string[],
+): Promise<Record<string, { result: string; pids: string[] }>>;

@@ -1,6 +1,7 @@
 // Clients of the protocol app (protocol-app.mjs), one per protocol, each returning what came back so a test
 // can assert bytes, order and status. All take `origin` (http://127.0.0.1:port of the path under test) and
-// `host` (the Host / :authority the path routes on). Every wait is bounded by `timeoutMs`.
+// `host` (the Host / :authority the path routes on), and optional `headers` (gRPC: metadata) such as the
+// revision headers the activator is addressed by. Every wait is bounded by `timeoutMs`.
 import { request } from "node:http";
 import http2 from "node:http2";
 import { fileURLToPath } from "node:url";
@@ -30,21 +31,25 @@ const bounded = (work, ms, what) => {
 };
 
 /** HTTP/1.1 POST /echo with `body`. */
-export function httpEcho({ origin, host, body, timeoutMs = TIMEOUT_MS }) {
+export function httpEcho({ origin, host, headers = {}, body, timeoutMs = TIMEOUT_MS }) {
   const url = new URL("/echo", origin);
   const work = new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { host, "content-type": "text/plain" } }, (res) => {
-      const parts = [];
-      res.on("data", (c) => parts.push(c));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode,
-          body: Buffer.concat(parts).toString(),
-          pid: res.headers["x-app-pid"],
-        }),
-      );
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      { method: "POST", headers: { ...headers, host, "content-type": "text/plain" } },
+      (res) => {
+        const parts = [];
+        res.on("data", (c) => parts.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode,
+            body: Buffer.concat(parts).toString(),
+            pid: res.headers["x-app-pid"],
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -52,10 +57,18 @@ export function httpEcho({ origin, host, body, timeoutMs = TIMEOUT_MS }) {
 }
 
 /** GET /sse: reads every event until the stream ends; `onEvent` sees each as it arrives. */
-export function sseRead({ origin, host, n, gapMs = 20, timeoutMs = TIMEOUT_MS, onEvent = () => {} }) {
+export function sseRead({
+  origin,
+  host,
+  headers = {},
+  n,
+  gapMs = 20,
+  timeoutMs = TIMEOUT_MS,
+  onEvent = () => {},
+}) {
   const url = new URL(`/sse?n=${n}&gapMs=${gapMs}`, origin);
   const work = new Promise((resolve, reject) => {
-    const req = request(url, { headers: { host, accept: "text/event-stream" } }, (res) => {
+    const req = request(url, { headers: { ...headers, host, accept: "text/event-stream" } }, (res) => {
       /** @type {{ id: string, data: { pid: string, i: number } }[]} */
       const events = [];
       let buf = "";
@@ -84,8 +97,8 @@ export function sseRead({ origin, host, n, gapMs = 20, timeoutMs = TIMEOUT_MS, o
 }
 
 /** Opens a websocket; `send(text)` resolves with the echo. `status` is the handshake's answer when refused. */
-export function wsOpen({ origin, host, path = "/ws", timeoutMs = TIMEOUT_MS }) {
-  const ws = new WebSocket(`${origin.replace(/^http/, "ws")}${path}`, { headers: { host } });
+export function wsOpen({ origin, host, headers = {}, path = "/ws", timeoutMs = TIMEOUT_MS }) {
+  const ws = new WebSocket(`${origin.replace(/^http/, "ws")}${path}`, { headers: { ...headers, host } });
   /** @type {((m: string) => void)[]} */
   const waiting = [];
   ws.on("message", (m) => waiting.shift()?.(m.toString()));
@@ -111,7 +124,7 @@ export function wsOpen({ origin, host, path = "/ws", timeoutMs = TIMEOUT_MS }) {
 }
 
 /** An HTTP/2 (h2c prior knowledge) session to `origin`; `echo(body)` is POST /h2/echo on it. */
-export function h2Session({ origin, host, timeoutMs = TIMEOUT_MS }) {
+export function h2Session({ origin, host, headers = {}, timeoutMs = TIMEOUT_MS }) {
   const session = http2.connect(origin);
   session.on("error", () => {});
   return {
@@ -119,7 +132,12 @@ export function h2Session({ origin, host, timeoutMs = TIMEOUT_MS }) {
     echo: (body) =>
       bounded(
         new Promise((resolve, reject) => {
-          const s = session.request({ ":method": "POST", ":path": "/h2/echo", ":authority": host });
+          const s = session.request({
+            ...headers,
+            ":method": "POST",
+            ":path": "/h2/echo",
+            ":authority": host,
+          });
           const parts = [];
           let head = {};
           s.on("response", (h) => {
@@ -147,22 +165,27 @@ export function h2Session({ origin, host, timeoutMs = TIMEOUT_MS }) {
 const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, "Echo");
 
 /** A real @grpc/grpc-js client of thaw.test.Echo over h2c, with `host` as its :authority. */
-export function grpcClient({ origin, host, timeoutMs = TIMEOUT_MS }) {
+export function grpcClient({ origin, host, headers = {}, timeoutMs = TIMEOUT_MS }) {
   const client = new EchoClient(new URL(origin).host, grpc.credentials.createInsecure(), {
     "grpc.default_authority": host,
   });
   const opts = () => ({ deadline: Date.now() + timeoutMs });
+  const meta = () => {
+    const m = new grpc.Metadata();
+    for (const [k, v] of Object.entries(headers)) m.set(k, v);
+    return m;
+  };
   return {
     /** @param {string} text */
     unary: (text) =>
       new Promise((resolve, reject) =>
-        client.Unary({ text }, opts(), (err, res) => (err ? reject(err) : resolve(res))),
+        client.Unary({ text }, meta(), opts(), (err, res) => (err ? reject(err) : resolve(res))),
       ),
     /** All messages of one server stream; `onMessage` sees each as it arrives. */
     serverStream: (n, gapMs = 20, text = "s", onMessage = () => {}) =>
       new Promise((resolve, reject) => {
         const got = [];
-        const call = client.ServerStream({ n, gapMs, text }, opts());
+        const call = client.ServerStream({ n, gapMs, text }, meta(), opts());
         call.on("data", (m) => {
           got.push(m);
           onMessage(m);
@@ -172,7 +195,7 @@ export function grpcClient({ origin, host, timeoutMs = TIMEOUT_MS }) {
       }),
     /** A bidi call: `send(text)` resolves with its echo; `end()` resolves with the final status code. */
     bidi: () => {
-      const call = client.Bidi(opts());
+      const call = client.Bidi(meta(), opts());
       /** @type {((m: unknown) => void)[]} */
       const waiting = [];
       const status = new Promise((resolve) => call.on("status", (s) => resolve(s.code)));
@@ -197,4 +220,138 @@ export function grpcClient({ origin, host, timeoutMs = TIMEOUT_MS }) {
     },
     close: () => client.close(),
   };
+}
+
+/** Every protocol the matrix covers, by the name `exerciseProtocols` reports it under. */
+export const PROTOCOLS = [
+  "http1",
+  "sse",
+  "websocket",
+  "h2c",
+  "grpc-unary",
+  "grpc-server-stream",
+  "grpc-bidi",
+];
+
+/** @param {unknown} a @param {unknown} b */
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Runs each protocol once against `target`, all at once (so against a cold service every one is held
+ * through the same cold start), and checks the bytes, the order and the status each got back. Resolves with
+ * one entry per protocol: `"ok"` or what went wrong, and the pids that answered.
+ */
+export async function exerciseProtocols(target, only = PROTOCOLS) {
+  const text = `héllo ${"x".repeat(64)} \u0000\u00ff`;
+  const n = 6;
+  /** @type {Record<string, () => Promise<{ problem?: string, pids: string[] }>>} */
+  const runs = {
+    http1: async () => {
+      const r = await httpEcho({ ...target, body: text });
+      if (r.status !== 200 || r.body !== text)
+        return { problem: `status ${r.status}, body ${JSON.stringify(r.body.slice(0, 200))}`, pids: [] };
+      return { pids: [r.pid ?? ""] };
+    },
+    sse: async () => {
+      const r = await sseRead({ ...target, n });
+      const ids = r.events.map((e) => e.id);
+      const want = Array.from({ length: n }, (_, i) => String(i));
+      if (
+        r.status !== 200 ||
+        !String(r.contentType).startsWith("text/event-stream") ||
+        !same(ids, want) ||
+        !same(
+          r.events.map((e) => e.data.i),
+          want.map(Number),
+        )
+      )
+        return {
+          problem: `status ${r.status}, content-type ${r.contentType}, ids ${JSON.stringify(ids)}`,
+          pids: [],
+        };
+      return { pids: [...new Set(r.events.map((e) => e.data.pid))] };
+    },
+    websocket: async () => {
+      const ws = await wsOpen(target);
+      const got = [];
+      for (let i = 0; i < 3; i++) got.push(await ws.send(`${text} #${i}`));
+      ws.close();
+      const want = [0, 1, 2].map((i) => `${text} #${i}`);
+      if (!same(got, want)) return { problem: `echoes ${JSON.stringify(got)}`, pids: [] };
+      return { pids: [ws.pid ?? ""] };
+    },
+    h2c: async () => {
+      const s = h2Session(target);
+      try {
+        const r = await s.echo(text);
+        if (r.status !== 200 || r.body !== text || r.appProtocol !== "2")
+          return {
+            problem: `status ${r.status}, app protocol ${r.appProtocol}, body ${JSON.stringify(r.body.slice(0, 200))}`,
+            pids: [],
+          };
+        return { pids: [r.pid ?? ""] };
+      } finally {
+        s.close();
+      }
+    },
+    "grpc-unary": async () => {
+      const c = grpcClient(target);
+      try {
+        const r = await c.unary(text);
+        if (r.text !== text) return { problem: `reply ${JSON.stringify(r)}`, pids: [] };
+        return { pids: [r.pid] };
+      } finally {
+        c.close();
+      }
+    },
+    "grpc-server-stream": async () => {
+      const c = grpcClient(target);
+      try {
+        const got = await c.serverStream(n, 20, text);
+        if (
+          !same(
+            got.map((m) => m.i),
+            Array.from({ length: n }, (_, i) => i),
+          ) ||
+          got.some((m) => m.text !== text)
+        )
+          return { problem: `messages ${JSON.stringify(got.map((m) => m.i))}`, pids: [] };
+        return { pids: [...new Set(got.map((m) => m.pid))] };
+      } finally {
+        c.close();
+      }
+    },
+    "grpc-bidi": async () => {
+      const c = grpcClient(target);
+      try {
+        const call = c.bidi();
+        const got = [];
+        for (let i = 0; i < 3; i++) got.push(await call.send(`${text} #${i}`));
+        const code = await call.end();
+        const want = [0, 1, 2].map((i) => `${text} #${i}`);
+        if (
+          code !== 0 ||
+          !same(
+            got.map((m) => m.text),
+            want,
+          )
+        )
+          return { problem: `status ${code}, echoes ${JSON.stringify(got.map((m) => m.text))}`, pids: [] };
+        return { pids: [...new Set(got.map((m) => m.pid))] };
+      } finally {
+        c.close();
+      }
+    },
+  };
+  const entries = await Promise.all(
+    only.map(async (name) => {
+      try {
+        const r = await runs[name]();
+        return [name, { result: r.problem ?? "ok", pids: r.pids }];
+      } catch (err) {
+        return [name, { result: `failed: ${err instanceof Error ? err.message : String(err)}`, pids: [] }];
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
 }
