@@ -1,6 +1,7 @@
 import {
   exerciseProtocols,
   grpcClient,
+  h2Session,
   httpEcho,
   PROTOCOL_APP,
   PROTOCOLS,
@@ -49,6 +50,18 @@ describe("thaw up gateway: every protocol, cold and warm (real stack, real pods)
     const got = await exerciseProtocols(target);
     expect(Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.result]))).toEqual(ALL_OK);
   }, 60_000);
+  it("an HTTP/2 request for a host in no service gets the hook's 404 and wakes nothing", async () => {
+    const pods = stack.scaler.pids().length;
+    const s = h2Session({ origin: stack.url, host: "nowhere.example" });
+    try {
+      const r = await s.echo("x");
+      expect(r.status).toBe(404);
+      expect(JSON.parse(r.body)).toMatchObject({ error: { code: expect.any(String) } });
+    } finally {
+      s.close();
+    }
+    expect(stack.scaler.pids().length).toBe(pods);
+  });
 });
 
 describe("thaw up gateway: streams open on pod 1 survive a scale-up to 2-3 pods", () => {
