@@ -16,7 +16,7 @@ import { stackFrom } from "./support/stack-harness.js";
 // Every protocol through `thaw up`'s gateway (HTTP/1 and h2c prior knowledge on its one port), cold and
 // warm: HTTP/1 echo, SSE, websocket, h2c, gRPC unary, server-streaming and bidi (a real @grpc/grpc-js
 // client and server). The pods are real processes: @thaw/bench-kit's protocol app behind a real
-// thaw-queue-proxy. Cold: all seven are sent at once while no pod runs, so each is held through the cold start.
+// thaw-queue-proxy. Cold: all eight are sent at once while no pod runs, so each is held through the cold start.
 const ALL_OK = Object.fromEntries(PROTOCOLS.map((p) => [p, "ok"]));
 
 describe("thaw up gateway: every protocol, cold and warm (real stack, real pods)", () => {

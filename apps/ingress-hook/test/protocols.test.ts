@@ -13,10 +13,10 @@ import { requireNginx } from "./support/nginx-process.js";
 // activator pokes it. nginx takes HTTP/1 (websocket, SSE) on one port and h2c (HTTP/2, gRPC) on another
 // (nginx 1.22 cannot take both on one plaintext port); grpc_pass carries HTTP/2 to the pod or activator.
 // Caddy takes both on one port and sends HTTP/2 upstream as h2c. Each path has a revision of its own.
-// Cold: the seven requests are sent at once while no pod runs, so each is held through the cold start.
+// Cold: the eight requests are sent at once while no pod runs, so each is held through the cold start.
 const TOKEN = "activator-token-for-protocols";
 const H1 = ["http1", "sse", "websocket"];
-const H2 = ["h2c", "grpc-unary", "grpc-server-stream", "grpc-bidi"];
+const H2 = ["h2c", "grpc-unary", "grpc-error-status", "grpc-server-stream", "grpc-bidi"];
 const ok = (names: readonly string[]) => Object.fromEntries(names.map((p) => [p, "ok"]));
 const results = (got: Record<string, { result: string }>) =>
   Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.result]));
@@ -74,7 +74,7 @@ afterAll(async () => {
   await scaler?.close();
 }, 60_000);
 
-/** All seven protocols at once: HTTP/1 ones on nginx's HTTP/1 port, HTTP/2 ones on its h2c port. */
+/** All eight at once: HTTP/1 ones on nginx's HTTP/1 port, HTTP/2 ones on its h2c port. */
 async function throughNginx(): Promise<Record<string, string>> {
   const host = "viahook.localhost";
   const [h1, h2] = await Promise.all([
@@ -84,13 +84,13 @@ async function throughNginx(): Promise<Record<string, string>> {
   return { ...results(h1), ...results(h2) };
 }
 
-/** All seven at Caddy's one port (HTTP/1 and h2c). */
+/** All eight at Caddy's one port (HTTP/1 and h2c). */
 async function throughCaddy(): Promise<Record<string, string>> {
   const origin = `http://127.0.0.1:${caddy.port}`;
   return results(await exerciseProtocols({ origin, host: "viacaddy.localhost" }));
 }
 
-/** All seven at the activator's one port, addressed by revision headers as the hook and Knative do. */
+/** All eight at the activator's one port, addressed by revision headers as the hook and Knative do. */
 async function atActivator(): Promise<Record<string, string>> {
   const headers = { "knative-serving-namespace": "default", "knative-serving-revision": "direct" };
   const origin = `http://127.0.0.1:${chain.activator.port}`;

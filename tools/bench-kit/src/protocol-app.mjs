@@ -6,7 +6,8 @@
 //   HTTP/1  GET /sse?n=&gapMs=   n server-sent events `id: i` / `data: {"pid","i"}`, one every gapMs, then the end
 //   HTTP/1  Upgrade: websocket   every message echoed as sent; the 101 carries `x-app-pid`
 //   h2c     POST /h2/echo        the body back, `x-app-pid`, `x-app-protocol: 2`
-//   gRPC    thaw.test.Echo/{Unary,ServerStream,Bidi} (JSON messages, served by @grpc/grpc-js)
+//   gRPC    thaw.test.Echo/{Unary,ServerStream,Bidi} (JSON messages, served by @grpc/grpc-js); Unary with
+//           `fail: code` answers that status
 // Every answer names the process (pid) so a test sees which pod took it. Env: PORT, STARTUP_DELAY_MS
 // (default 300: a cold start that takes a moment).
 import { createServer as createHttp1 } from "node:http";
@@ -71,7 +72,9 @@ http1.on("upgrade", (req, socket, head) => {
 const grpcServer = new grpc.Server();
 grpcServer.addService(ECHO_SERVICE, {
   Unary(call, cb) {
-    cb(null, { pid, text: call.request.text });
+    // `fail: code` asks for that gRPC status instead (trailers-only answer), so a path's status relay shows.
+    if (call.request.fail) cb({ code: call.request.fail, details: `asked to fail by ${pid}` });
+    else cb(null, { pid, text: call.request.text });
   },
   ServerStream(call) {
     const { n = 3, gapMs = 20, text = "" } = call.request;
@@ -106,13 +109,18 @@ h2.on("stream", (stream, headers) => {
     for (const [k, v] of Object.entries(headers)) if (k !== ":authority" && k !== ":scheme") out[k] = v;
     const up = toGrpc.request(out);
     up.on("error", () => stream.destroy());
-    up.on("response", (h) => stream.respond(h, { waitForTrailers: true }));
+    // A trailers-only answer (a gRPC error status: grpc-status among the headers) ends with its headers:
+    // pass it on as one.
+    up.on("response", (h) => {
+      if (h["grpc-status"] !== undefined) return stream.respond(h, { endStream: true });
+      stream.respond(h, { waitForTrailers: true });
+      up.pipe(stream);
+    });
     let trailers = {};
     up.on("trailers", (t) => {
       trailers = t;
     });
     stream.on("wantTrailers", () => stream.sendTrailers(trailers));
-    up.pipe(stream);
     stream.pipe(up);
     stream.on("close", () => up.close());
     return;

@@ -181,6 +181,13 @@ export function grpcClient({ origin, host, headers = {}, timeoutMs = TIMEOUT_MS 
       new Promise((resolve, reject) =>
         client.Unary({ text }, meta(), opts(), (err, res) => (err ? reject(err) : resolve(res))),
       ),
+    /** A unary call that asks for gRPC status `code`: resolves with the status the client got. */
+    unaryFailing: (code) =>
+      new Promise((resolve) =>
+        client.Unary({ fail: code }, meta(), opts(), (err) =>
+          resolve(err ? { code: err.code, details: err.details } : { code: 0, details: "" }),
+        ),
+      ),
     /** All messages of one server stream; `onMessage` sees each as it arrives. */
     serverStream: (n, gapMs = 20, text = "s", onMessage = () => {}) =>
       new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@ export const PROTOCOLS = [
   "websocket",
   "h2c",
   "grpc-unary",
+  "grpc-error-status",
   "grpc-server-stream",
   "grpc-bidi",
 ];
@@ -79,6 +80,18 @@ export async function exerciseProtocols(target, only = PROTOCOLS) {
         const r = await c.unary(text);
         if (r.text !== text) return { problem: `reply ${JSON.stringify(r)}`, pids: [] };
         return { pids: [r.pid] };
+      } finally {
+        c.close();
+      }
+    },
+    "grpc-error-status": async () => {
+      const c = grpcClient(target);
+      try {
+        // NOT_FOUND (5) from the app, in a trailers-only answer: the path relays the status and its message.
+        const r = await c.unaryFailing(5);
+        if (r.code !== 5 || !r.details.startsWith("asked to fail by "))
+          return { problem: `status ${r.code} ${JSON.stringify(r.details)}`, pids: [] };
+        return { pids: [r.details.slice("asked to fail by ".length)] };
       } finally {
         c.close();
       }

@@ -16,7 +16,7 @@ const method = (name, requestStream, responseStream) => ({
   responseDeserialize: deserialize,
 });
 
-/** Unary (text -> pid, text), ServerStream (n, gapMs, text -> n messages pid, i, text), Bidi (echo each). */
+/** Unary (text -> pid, text; or fail: code -> that status), ServerStream (n, gapMs, text -> n messages pid, i, text), Bidi (echo each). */
 export const ECHO_SERVICE = {
   Unary: method("Unary", false, false),
   ServerStream: method("ServerStream", false, true),

@@ -49,6 +49,8 @@ export interface BidiCall {
 /** A @grpc/grpc-js client of thaw.test.Echo. */
 export function grpcClient(o: Target): {
   unary(text: string): Promise<EchoReply>;
+  /** A unary call asking the app for gRPC status `code`: the status and details the client got. */
+  unaryFailing(code: number): Promise<{ code: number; details: string }>;
   serverStream(
     n: number,
     gapMs?: number,

@@ -127,7 +127,13 @@ export async function handleH2Stream(
     for (const [k, v] of Object.entries(h))
       if (v !== undefined && (k === ":status" || !k.startsWith(":")))
         head[k] = v as string | string[] | number;
-    if (!stream.destroyed) stream.respond(head, { waitForTrailers: true });
+    if (stream.destroyed) return;
+    // A gRPC trailers-only answer (grpc-status among the headers: how an error status is sent) ends with
+    // its headers: it goes on as one, since a trailer block after it would hide the status from the client.
+    // (Node's client does not flag END_STREAM on the headers by the time `response` fires.)
+    if (h["grpc-status"] !== undefined) return stream.respond(head, { endStream: true });
+    stream.respond(head, { waitForTrailers: true });
+    up.pipe(stream);
   });
   let trailers: http2.OutgoingHttpHeaders = {};
   up.on("trailers", (t) => {
@@ -144,7 +150,6 @@ export async function handleH2Stream(
       answer(stream, 502, `${err.message}\n`);
     } else stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
   });
-  up.pipe(stream);
   stream.pipe(up);
   up.once("close", () => {
     release();
