@@ -11,6 +11,7 @@ import {
   StaticDirectory,
   Telemetry,
 } from "@thaw/activator";
+import { acceptH2c } from "@thaw/activator/node";
 import {
   type AutoscalerEvent,
   AutoscalerService,
@@ -31,6 +32,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { coldMarks } from "./cold-marks.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
+import { gatewayH2 } from "./h2.js";
 import { type StackMetrics, stackMetrics } from "./metrics.js";
 import { podForwarders } from "./pod-forwarders.js";
 import { gatewayUpgrade } from "./upgrade.js";
@@ -328,6 +330,19 @@ export async function startStack(
     socket.once("close", () => upgraded.delete(socket));
     onUpgrade(req, socket, head);
   });
+  // h2c with prior knowledge (HTTP/2, gRPC) on the same port: the same host table, then the activator's
+  // HTTP/2 splice. Streams count as in flight until they close.
+  const h2 = gatewayH2(
+    hook,
+    { revisions: directory, coordinator, forward: pool.forward, clock, reporter, logger },
+    trustedProxies,
+  );
+  const h2c = acceptH2c(server, (stream, h, socket) => {
+    inflight++;
+    lastRequestAt = Date.now();
+    stream.once("close", () => inflight--);
+    h2.onStream(stream, h, socket);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // A cold burst opens its connections at once: Node's default backlog (511) would drop the rest.
@@ -351,6 +366,7 @@ export async function startStack(
       // 2. Keep-alive connections that stay idle are closed; busy ones after their response.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       server.closeIdleConnections();
+      h2c.closeSessions();
       await closed;
       clearInterval(idle);
       // 3. Stop deciding, then drain and stop every pod.
@@ -365,6 +381,7 @@ export async function startStack(
       reporter.stop();
       coordinator.close();
       // Our idle keep-alive connections would hold the pods' drain open: close them first.
+      h2.close();
       await Promise.all([pool.close(), probeAgent.close()]);
       await scaler.close();
       for (const socket of upgraded) socket.destroy();

@@ -182,8 +182,9 @@ export class Exchange implements Timed, UpstreamSink {
     return this.client.write(chunk);
   }
 
-  onComplete(): void {
+  onComplete(trailers?: Record<string, string | string[]>): void {
     if (this.ended) return;
+    if (trailers) this.client.addTrailers?.(trailers);
     this.client.end();
     this.finish(this.status);
   }

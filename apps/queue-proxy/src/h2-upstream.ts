@@ -53,10 +53,22 @@ export class H2Upstream {
       return;
     }
     sink.onConnect((err) => stream.close(http2.constants.NGHTTP2_CANCEL, () => void err));
+    // gRPC status travels in trailers; a trailers-only answer (an error status) carries it in its headers.
+    // The client side cannot end a response with its head, so those fields become the trailers.
+    let trailers: Record<string, string | string[]> | undefined;
     stream.on("response", (h) => {
       const out: string[] = [];
+      const trailersOnly = h["grpc-status"] !== undefined;
       for (const [k, v] of Object.entries(h)) {
         if (k.startsWith(":") || DROP.has(k) || v === undefined) continue;
+        if (
+          trailersOnly &&
+          (k === "grpc-status" || k === "grpc-message" || k === "grpc-status-details-bin")
+        ) {
+          trailers ??= {};
+          trailers[k] = Array.isArray(v) ? v : String(v);
+          continue;
+        }
         if (Array.isArray(v)) for (const one of v) out.push(k, one);
         else out.push(k, String(v));
       }
@@ -66,7 +78,13 @@ export class H2Upstream {
     stream.on("data", (chunk: Buffer) => {
       if (!sink.onData(chunk)) stream.pause();
     });
-    stream.on("end", () => sink.onComplete());
+    // Without the trailers a gRPC client sees a call that never finished.
+    stream.on("trailers", (t) => {
+      trailers = {};
+      for (const [k, v] of Object.entries(t))
+        if (!k.startsWith(":") && v !== undefined) trailers[k] = Array.isArray(v) ? v : String(v);
+    });
+    stream.on("end", () => sink.onComplete(trailers));
     stream.on("error", (err) => sink.onError(err));
     if (body !== null) body.pipe(stream);
   }

@@ -40,12 +40,16 @@ export class NodeDownstream implements Downstream {
     return this.req.socket.localAddress ?? "";
   }
 
-  /** From the fields Node's parser read: Transfer-Encoding (it de-chunks), Content-Length, or neither. */
+  /** From the fields Node's parser read: Transfer-Encoding (it de-chunks), Content-Length, or neither (HTTP/2: the stream). */
   get bodyFraming(): number {
     const h = this.req.headers;
     if (h["transfer-encoding"] !== undefined) return BODY_CHUNKED;
     const length = h["content-length"];
-    return length === undefined ? BODY_NONE : Number(length);
+    if (length !== undefined) return Number(length);
+    // HTTP/2 frames a body by its stream: one without a length (gRPC's, every h2c stream body) has one
+    // unless the client ended the stream with its headers.
+    if (this.http2) return (this.req as Http2ServerRequest).stream.endAfterHeaders ? BODY_NONE : BODY_CHUNKED;
+    return BODY_NONE;
   }
 
   get body(): IncomingMessage | Http2ServerRequest {
@@ -75,6 +79,10 @@ export class NodeDownstream implements Downstream {
   end(body?: string | Buffer): void {
     if (body === undefined) this.res.end();
     else (this.res as ServerResponse).end(body);
+  }
+
+  addTrailers(trailers: Record<string, string | string[]>): void {
+    if (this.http2) (this.res as Http2ServerResponse).addTrailers(trailers);
   }
 
   destroy(): void {

@@ -39,7 +39,8 @@ export interface UpstreamSink {
   startResponse(status: number, headers: string[]): boolean;
   /** A body piece; false asks the upstream to pause until `resumeWith`'s function is called. */
   onData(chunk: Buffer): boolean;
-  onComplete(): void;
+  /** The response ended; an HTTP/2 app's trailers (gRPC's status) come with it. */
+  onComplete(trailers?: Record<string, string | string[]>): void;
   onError(err: Error): void;
   /** How to resume a paused upstream. */
   resumeWith(resume: () => void): void;
@@ -83,6 +84,8 @@ export interface Downstream {
   /** A body piece; false when the client is behind (`onDrain` follows). */
   write(chunk: Buffer): boolean;
   end(body?: string | Buffer): void;
+  /** Trailers sent with the end of an HTTP/2 response (an HTTP/1 client gets none: trailers are not forwarded). */
+  addTrailers?(trailers: Record<string, string | string[]>): void;
   /** Cuts the response off: the client sees an incomplete message. */
   destroy(): void;
   /** Set by the exchange: the client went away before the response ended. */

@@ -6,6 +6,8 @@ export {
   readConfig,
   type StaticRevision,
 } from "./config.js";
+export { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
+export { acceptH2c } from "./h2c-accept.js";
 export { jsonLogger } from "./json-logger.js";
 export { type ActivatorMetricSources, createMetrics } from "./metrics.js";
 export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";

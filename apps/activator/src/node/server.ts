@@ -27,6 +27,8 @@ import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
 import { Telemetry } from "../telemetry.js";
 import type { ActivatorConfig } from "./config.js";
 import { createFastPath } from "./fast-path.js";
+import { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
+import { acceptH2c } from "./h2c-accept.js";
 import { createMetrics } from "./metrics.js";
 import { createProbeFetch } from "./probe-fetch.js";
 import { createUndiciForwarder } from "./undici-forwarder.js";
@@ -214,6 +216,27 @@ export async function startActivator(
       passthroughLb: config.passthroughLb,
     });
   });
+  // h2c (prior knowledge) on the same port: HTTP/2 and gRPC streams, spliced to the pods' HTTP/2 sessions.
+  const pods = new PodSessions();
+  const h2c = acceptH2c(server, (stream, h) => {
+    const headers = h2RequestHeaders(h);
+    void handleH2Stream(
+      stream,
+      headers,
+      String(h[":path"] ?? "/"),
+      String(h[":method"] ?? "GET"),
+      {
+        revisions,
+        coordinator,
+        forward,
+        clock,
+        reporter,
+        logger: o.logger,
+        passthroughLb: config.passthroughLb,
+      },
+      pods,
+    );
+  });
   // A cold burst opens its connections all at once; Node's default backlog (511) would drop the rest.
   await new Promise<void>((resolve) =>
     server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve),
@@ -228,11 +251,13 @@ export async function startActivator(
     coordinator.close();
     pump?.close();
     await pool?.close();
+    pods.close();
   };
   const closeServer = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
+      h2c.closeSessions();
     });
   return {
     server,

@@ -37,6 +37,8 @@ export interface ActivatorChain {
   nginx: NginxProcess;
   /** nginx's port. */
   port: number;
+  /** nginx's h2c (HTTP/2, gRPC) port. */
+  h2Port: number;
   calls: ActivatorCalls;
   close(): Promise<void>;
 }
@@ -79,12 +81,13 @@ export async function startActivatorChain(o: ActivatorChainOptions): Promise<Act
     },
   });
   await watching;
-  const { nginx, port } = await startNginxForHook(hook.port, activator.port);
+  const { nginx, port, h2Port } = await startNginxForHook(hook.port, activator.port);
   return {
     activator,
     hook,
     nginx,
     port,
+    h2Port,
     calls,
     async close() {
       await nginx.stop();

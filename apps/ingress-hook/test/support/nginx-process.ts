@@ -4,6 +4,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -50,7 +51,7 @@ export interface NginxProcess {
   stop(): Promise<void>;
 }
 
-/** Copies `confName` (and thaw-proxy.conf) into a temp prefix, replaces addresses, starts nginx. */
+/** Copies `confName` (and the thaw-*.conf files it includes) into a temp prefix, replaces addresses, starts nginx. */
 export function startNginx(confName: string, replace: Record<string, string>): NginxProcess {
   const bin = requireNginx();
   const dir = mkdtempSync(join(tmpdir(), "thaw-nginx-"));
@@ -63,7 +64,9 @@ export function startNginx(confName: string, replace: Record<string, string>): N
   let conf = readFileSync(join(INFRA_NGINX, confName), "utf8");
   for (const [from, to] of Object.entries(replace)) conf = conf.split(from).join(to);
   writeFileSync(join(dir, "nginx.conf"), conf);
-  copyFileSync(join(INFRA_NGINX, "thaw-proxy.conf"), join(dir, "thaw-proxy.conf"));
+  // The files nginx.conf includes (thaw-proxy.conf, thaw-auth.conf, thaw-grpc.conf) go along unchanged.
+  for (const f of readdirSync(INFRA_NGINX))
+    if (f.startsWith("thaw-") && f.endsWith(".conf")) copyFileSync(join(INFRA_NGINX, f), join(dir, f));
   const test = spawnSync(bin, ["-t", "-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr"], {
     encoding: "utf8",
   });
@@ -101,18 +104,20 @@ export function startNginx(confName: string, replace: Record<string, string>): N
 
 /**
  * infra/nginx/nginx.conf on a free loopback port, asking the hook on `hookPort` and sending activator-bound
- * requests to `activatorPort` (when given); resolves once nginx answers HTTP.
+ * requests to `activatorPort` (when given); resolves once nginx answers HTTP. `h2Port` is its h2c server.
  */
 export async function startNginxForHook(
   hookPort: number,
   activatorPort?: number,
-): Promise<{ nginx: NginxProcess; port: number }> {
+): Promise<{ nginx: NginxProcess; port: number; h2Port: number }> {
   const port = await freePort();
+  const h2Port = await freePort();
   const nginx = startNginx("nginx.conf", {
     "127.0.0.1:8080": `127.0.0.1:${port}`,
+    "127.0.0.1:8081": `127.0.0.1:${h2Port}`,
     "127.0.0.1:8090": `127.0.0.1:${hookPort}`,
     ...(activatorPort ? { "127.0.0.1:8089": `127.0.0.1:${activatorPort}` } : {}),
   });
   await waitForHttp(port);
-  return { nginx, port };
+  return { nginx, port, h2Port };
 }

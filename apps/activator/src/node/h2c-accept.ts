@@ -1,0 +1,56 @@
+import type { Server } from "node:http";
+import http2 from "node:http2";
+import type { Socket } from "node:net";
+
+/**
+ * Lets an HTTP/1 server take h2c with prior knowledge on the same port, as the queue-proxy's port does: each
+ * connection's first bytes are read, and one starting with the HTTP/2 preface (`PRI`, no HTTP/1 method) goes
+ * to an HTTP/2 server whose streams reach `onStream`; any other goes to the HTTP/1 server's own connection
+ * handling. The HTTP/1 server keeps listening and closing as before (its close waits for both kinds).
+ * A connection that sends no byte within the server's `headersTimeout` is closed, as node:http would.
+ * Returns the HTTP/2 server; `closeSessions` sends its sessions a GOAWAY and closes connections that have
+ * sent nothing yet (drain and stop, which node:http's closeIdleConnections cannot see before the sniff).
+ */
+export function acceptH2c(
+  server: Server,
+  onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, socket: Socket) => void,
+): { h2: http2.Http2Server; closeSessions(): void } {
+  const h2 = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  const silent = new Set<Socket>();
+  h2.on("session", (s) => {
+    sessions.add(s);
+    s.once("close", () => sessions.delete(s));
+  });
+  h2.on("stream", (stream, headers) => {
+    stream.on("error", () => {});
+    onStream(stream, headers, stream.session?.socket as Socket);
+  });
+  // node:http's own connection listener, run after the sniff for HTTP/1 connections.
+  const http1 = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  server.on("connection", (socket: Socket) => {
+    silent.add(socket);
+    const onSilent = () => socket.destroy();
+    socket.setTimeout(server.headersTimeout || 60_000);
+    socket.once("timeout", onSilent);
+    socket.once("close", () => silent.delete(socket));
+    socket.once("data", (chunk: Buffer) => {
+      silent.delete(socket);
+      socket.setTimeout(0);
+      socket.off("timeout", onSilent);
+      socket.pause();
+      socket.unshift(chunk);
+      if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) h2.emit("connection", socket);
+      else for (const l of http1) l.call(server, socket);
+      process.nextTick(() => socket.resume());
+    });
+  });
+  return {
+    h2,
+    closeSessions() {
+      for (const s of sessions) s.close();
+      for (const socket of silent) socket.destroy();
+    },
+  };
+}
