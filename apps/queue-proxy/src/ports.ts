@@ -3,6 +3,7 @@
  * subsets of @thaw/activation's `Gate` (the `Breaker`) and `RequestStats`, so the real classes plug in
  * directly and tests can pass their own.
  */
+import type { ResponseHeaders } from "./response-fields.js";
 
 /** The breaker in front of the app (`Gate` of @thaw/activation). */
 export interface Admission {
@@ -36,7 +37,7 @@ export interface UpstreamSink {
   /** The request is under way; `abort` cancels it (queued, dialling or in flight). */
   onConnect(abort: (err?: Error) => void): void;
   /** The response head; false when the exchange already ended. */
-  startResponse(status: number, headers: string[]): boolean;
+  startResponse(status: number, headers: ResponseHeaders): boolean;
   /** A body piece; false asks the upstream to pause until `resumeWith`'s function is called. */
   onData(chunk: Buffer): boolean;
   onComplete(): void;
@@ -78,8 +79,11 @@ export interface Downstream {
   readonly responseLength: string;
   /** The response ended or the client went away: nothing more can be written. */
   readonly closed: boolean;
-  /** Writes the response head; names and values are valid field syntax (the caller checked them). */
-  writeHead(status: number, headers: string[]): void;
+  /**
+   * Writes the response head; names and values are valid field syntax (the caller checked them). An app's
+   * `ResponseFields` are only readable during the call.
+   */
+  writeHead(status: number, headers: ResponseHeaders): void;
   /** A body piece; false when the client is behind (`onDrain` follows). */
   write(chunk: Buffer): boolean;
   end(body?: string | Buffer): void;
