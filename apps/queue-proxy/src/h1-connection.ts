@@ -169,7 +169,8 @@ export class H1Connection implements RequestEvents {
   /** Writes body bytes, with the response head if it is still pending; false when the socket is full. */
   send(head: Buffer | null, chunk: Buffer, chunked: boolean): boolean {
     const { socket } = this;
-    if (head === null && !chunked) return socket.write(chunk);
+    // `chunk` may be a view of a buffer the next read reuses (`Downstream.write`): the socket keeps a copy.
+    if (head === null && !chunked) return socket.write(Buffer.from(chunk));
     const sizeLine = chunked ? `${chunk.length.toString(16)}\r\n` : "";
     const lead = head === null ? 0 : head.length;
     const size = lead + sizeLine.length + chunk.length + (chunked ? 2 : 0);
@@ -184,7 +185,7 @@ export class H1Connection implements RequestEvents {
     socket.cork();
     if (head !== null) socket.write(head);
     if (chunked) socket.write(sizeLine, "latin1");
-    let ok = socket.write(chunk);
+    let ok = socket.write(Buffer.from(chunk));
     if (chunked) ok = socket.write("\r\n", "latin1");
     socket.uncork();
     return ok;

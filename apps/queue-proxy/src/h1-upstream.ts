@@ -156,8 +156,9 @@ class Connection implements ResponseEvents {
   body(chunk: Buffer): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    // `chunk` is a view of the shared read buffer, which the next read overwrites: the sink gets a copy.
-    if (!p.sink.onData(Buffer.from(chunk))) {
+    // `chunk` is a view of the shared read buffer, which the next read overwrites: the client side copies
+    // what it keeps (a small body goes into the buffer of its head, so most responses copy it only once).
+    if (!p.sink.onData(chunk)) {
       this.paused = true;
       this.socket.pause();
     }

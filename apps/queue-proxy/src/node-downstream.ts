@@ -71,7 +71,8 @@ export class NodeDownstream implements Downstream {
   }
 
   write(chunk: Buffer): boolean {
-    return (this.res as ServerResponse).write(chunk);
+    // Node's response keeps what it is given until it is sent; `chunk` is only valid during this call.
+    return (this.res as ServerResponse).write(Buffer.from(chunk));
   }
 
   end(body?: string | Buffer): void {

@@ -38,7 +38,10 @@ export interface UpstreamSink {
   onConnect(abort: (err?: Error) => void): void;
   /** The response head; false when the exchange already ended. */
   startResponse(status: number, headers: ResponseHeaders): boolean;
-  /** A body piece; false asks the upstream to pause until `resumeWith`'s function is called. */
+  /**
+   * A body piece; false asks the upstream to pause until `resumeWith`'s function is called. `chunk` may be a
+   * view of a read buffer the next read reuses: it is valid only during the call (keep a copy, not it).
+   */
   onData(chunk: Buffer): boolean;
   onComplete(): void;
   onError(err: Error): void;
@@ -84,7 +87,10 @@ export interface Downstream {
    * `ResponseFields` are only readable during the call.
    */
   writeHead(status: number, headers: ResponseHeaders): void;
-  /** A body piece; false when the client is behind (`onDrain` follows). */
+  /**
+   * A body piece; false when the client is behind (`onDrain` follows). `chunk` is valid only during the
+   * call (`UpstreamSink.onData`): what is kept beyond it is a copy.
+   */
   write(chunk: Buffer): boolean;
   end(body?: string | Buffer): void;
   /** Cuts the response off: the client sees an incomplete message. */
