@@ -94,7 +94,7 @@ export class H1ResponseParser extends H1MessageParser {
     if (
       eol < 12 ||
       (eol < end && buf[eol + 1] !== 0x0a) ||
-      buf.toString("latin1", 0, 7) !== "HTTP/1." ||
+      !startsHttp1(buf) ||
       (buf[7] !== 0x30 && buf[7] !== 0x31) ||
       buf[8] !== 0x20 ||
       !isDigit(buf[9]) ||
@@ -147,6 +147,19 @@ export class H1ResponseParser extends H1MessageParser {
       this.frame("close");
     }
   }
+}
+
+/** `buf` begins with `HTTP/1.` (compared byte by byte: no string per response). */
+function startsHttp1(buf: Buffer): boolean {
+  return (
+    buf[0] === 0x48 &&
+    buf[1] === 0x54 &&
+    buf[2] === 0x54 &&
+    buf[3] === 0x50 &&
+    buf[4] === 0x2f &&
+    buf[5] === 0x31 &&
+    buf[6] === 0x2e
+  );
 }
 
 /** `timeout=5, max=100` -> 5000; 0 when absent or unreadable. */
