@@ -8,6 +8,7 @@ import {
 import type { H1Upstream } from "./h1-upstream.js";
 import type { H2Upstream } from "./h2-upstream.js";
 import { type Admission, BODY_CHUNKED, type Downstream, type StatsSink, type UpstreamSink } from "./ports.js";
+import type { ResponseHeaders } from "./response-fields.js";
 import type { Timed, TimeoutSweeper } from "./timeouts.js";
 import { WaitSignal } from "./wait-signal.js";
 
@@ -164,7 +165,7 @@ export class Exchange implements Timed, UpstreamSink {
     else this.abortUpstream = abort;
   }
 
-  startResponse(statusCode: number, headers: string[]): boolean {
+  startResponse(statusCode: number, headers: ResponseHeaders): boolean {
     if (this.ended) return false;
     this.status = statusCode;
     this.lastWriteAt = this.ctx.now();

@@ -167,21 +167,25 @@ export class H1Connection implements RequestEvents {
   }
 
   /** Writes body bytes, with the response head if it is still pending; false when the socket is full. */
-  send(head: string | null, chunk: Buffer, chunked: boolean): boolean {
+  send(head: Buffer | null, chunk: Buffer, chunked: boolean): boolean {
     const { socket } = this;
-    if (head === null && !chunked) return socket.write(chunk);
-    const lead = chunked ? `${head ?? ""}${chunk.length.toString(16)}\r\n` : (head as string);
-    const size = lead.length + chunk.length + (chunked ? 2 : 0);
+    // `chunk` may be a view of a buffer the next read reuses (`Downstream.write`): the socket keeps a copy.
+    if (head === null && !chunked) return socket.write(Buffer.from(chunk));
+    const sizeLine = chunked ? `${chunk.length.toString(16)}\r\n` : "";
+    const lead = head === null ? 0 : head.length;
+    const size = lead + sizeLine.length + chunk.length + (chunked ? 2 : 0);
     if (size <= COALESCE_LIMIT) {
       const buf = Buffer.allocUnsafe(size);
-      buf.write(lead, 0, "latin1");
-      chunk.copy(buf, lead.length);
-      if (chunked) buf.write("\r\n", size - 2, "latin1");
+      if (head !== null) head.copy(buf, 0);
+      let at = lead + buf.write(sizeLine, lead, "latin1");
+      at += chunk.copy(buf, at);
+      if (chunked) buf.write("\r\n", at, "latin1");
       return socket.write(buf);
     }
     socket.cork();
-    socket.write(lead, "latin1");
-    let ok = socket.write(chunk);
+    if (head !== null) socket.write(head);
+    if (chunked) socket.write(sizeLine, "latin1");
+    let ok = socket.write(Buffer.from(chunk));
     if (chunked) ok = socket.write("\r\n", "latin1");
     socket.uncork();
     return ok;

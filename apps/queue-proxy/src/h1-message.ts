@@ -51,6 +51,11 @@ export abstract class H1MessageParser {
   protected expect = "";
   protected upgradeField = false;
   protected hosts = 0;
+  /** A `Date` field was given. */
+  protected hasDate = false;
+  /** Without a `fields` list: where the kept field lines lie, and whether all read `name: value`. */
+  protected readonly spans: number[] = [];
+  protected canonical = true;
 
   /**
    * Requests (as llhttp): a second Content-Length is refused even when equal, and so is any coding after
@@ -202,15 +207,18 @@ export abstract class H1MessageParser {
   }
 
   /**
-   * Reads the header fields in `buf[pos, end)` into `fields` (flat [name, value, ...]) byte by byte:
-   * strings are made only for names and values, and both are checked here, so the proxy never hands on
-   * a character Node's `writeHead` or the app's parser would refuse. Fields `drop` names are left out.
+   * Reads the header fields in `buf[pos, end)` byte by byte, checking names and values here, so the proxy
+   * never hands on a character Node's `writeHead` or the app's parser would refuse. Fields `drop` names
+   * are left out. With a `fields` list, the kept fields go into it as [name, value, ...] strings; without
+   * one, only where the kept lines lie in `buf` is noted (`spans`, pairs of [from, to) with their CRLF,
+   * adjacent lines merged), and strings are made only for the fields that matter to framing. `canonical`
+   * then says whether every kept line reads exactly `name: value` (one space, no trailing whitespace).
    */
   protected parseFields(
     buf: Buffer,
     pos: number,
     end: number,
-    fields: string[],
+    fields: string[] | null,
     drop: Set<string> | null,
   ): void {
     this.contentLength = -1;
@@ -222,6 +230,10 @@ export abstract class H1MessageParser {
     this.expect = "";
     this.upgradeField = false;
     this.hosts = 0;
+    this.hasDate = false;
+    this.canonical = true;
+    const spans = this.spans;
+    spans.length = 0;
     let count = 0;
     while (pos < end) {
       if (++count > MAX_FIELDS) throw this.error(`more than ${MAX_FIELDS} header fields`, 431);
@@ -238,12 +250,13 @@ export abstract class H1MessageParser {
       while (vs < ve && (buf[vs] === 0x20 || buf[vs] === 0x09)) vs++;
       while (ve > vs && (buf[ve - 1] === 0x20 || buf[ve - 1] === 0x09)) ve--;
       for (let i = vs; i < ve; i++) if (VCHAR[buf[i] as number] !== 1) throw this.badLine(buf, pos, lineEnd);
-      const name = buf.toString("latin1", pos, colon);
-      const value = buf.toString("latin1", vs, ve);
+      const from = pos;
       pos = lineEnd + 2;
-      const c = name.charCodeAt(0) | 0x20;
+      const c = (buf[from] as number) | 0x20;
+      let name = "";
       // Only names starting with c, e, h, k, p, t or u matter to framing or are hop-by-hop.
       if (c === 0x63 || c === 0x65 || c === 0x68 || c === 0x6b || c === 0x70 || c === 0x74 || c === 0x75) {
+        name = buf.toString("latin1", from, colon);
         const lower = name.toLowerCase();
         switch (lower) {
           case "content-length": {
@@ -252,7 +265,8 @@ export abstract class H1MessageParser {
             const n = lengthValue(buf, vs, lineEnd);
             if (n === TOO_LONG) throw this.error("Content-Length beyond 2^53 is not supported");
             const again = this.contentLength >= 0 && (this.requestRules || this.contentLength !== n);
-            if (n < 0 || again) throw this.error(`bad content-length ${JSON.stringify(value)}`);
+            if (n < 0 || again)
+              throw this.error(`bad content-length ${JSON.stringify(buf.toString("latin1", vs, ve))}`);
             this.contentLength = n;
             break;
           }
@@ -264,6 +278,7 @@ export abstract class H1MessageParser {
               throw this.error("both Transfer-Encoding and Content-Length");
             if (ve === vs) break;
             if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
+            const value = buf.toString("latin1", vs, ve);
             const tabbed = buf[lineEnd - 1] === 0x09;
             this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
             this.transferEncoding = true;
@@ -275,15 +290,16 @@ export abstract class H1MessageParser {
                 .toLowerCase() === "chunked";
             break;
           }
-          case "connection":
-            this.connection =
-              this.connection === "" ? value.toLowerCase() : `${this.connection},${value.toLowerCase()}`;
+          case "connection": {
+            const value = buf.toString("latin1", vs, ve).toLowerCase();
+            this.connection = this.connection === "" ? value : `${this.connection},${value}`;
             break;
+          }
           case "keep-alive":
-            this.keepAliveValue = value;
+            this.keepAliveValue = buf.toString("latin1", vs, ve);
             break;
           case "expect":
-            this.expect = value.toLowerCase();
+            this.expect = buf.toString("latin1", vs, ve).toLowerCase();
             break;
           case "upgrade":
             this.upgradeField = true;
@@ -293,8 +309,22 @@ export abstract class H1MessageParser {
             break;
         }
         if (drop?.has(lower)) continue;
+      } else if (
+        c === 0x64 &&
+        colon - from === 4 &&
+        ((buf[from + 1] as number) | 0x20) === 0x61 &&
+        ((buf[from + 2] as number) | 0x20) === 0x74 &&
+        ((buf[from + 3] as number) | 0x20) === 0x65
+      )
+        this.hasDate = true;
+      if (fields !== null) {
+        fields.push(name === "" ? buf.toString("latin1", from, colon) : name, buf.toString("latin1", vs, ve));
+        continue;
       }
-      fields.push(name, value);
+      if (vs !== colon + 2 || buf[colon + 1] !== 0x20 || ve !== lineEnd) this.canonical = false;
+      const last = spans.length - 1;
+      if (last > 0 && spans[last] === from) spans[last] = pos;
+      else spans.push(from, pos);
     }
   }
 

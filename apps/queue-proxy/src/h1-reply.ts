@@ -6,6 +6,12 @@ import { STATUS_CODES } from "node:http";
 import type { Readable } from "node:stream";
 import type { H1Connection } from "./h1-connection.js";
 import type { Downstream } from "./ports.js";
+import type { ResponseFields, ResponseHeaders } from "./response-fields.js";
+
+/** Bodies of known length up to this size share the head's buffer and write. */
+const BODY_ROOM = 8 * 1024;
+/** The end of a chunked body (shared: sockets never change what they are given). */
+const LAST_CHUNK = Buffer.from("0\r\n\r\n", "latin1");
 
 // Response framings.
 const NONE = 0;
@@ -25,7 +31,9 @@ export class H1Reply implements Downstream {
   /** No `100 Continue` is owed: it was sent, or the client did not ask for one. */
   continued = true;
   readonly http2 = false;
-  private head: string | null = null;
+  /** The response head not yet written, with room for a small body behind its first `headLength` bytes. */
+  private head: Buffer | null = null;
+  private headLength = 0;
   private framing = NONE;
 
   constructor(
@@ -54,25 +62,36 @@ export class H1Reply implements Downstream {
     return this.finished || this.conn.closed;
   }
 
-  writeHead(status: number, headers: string[]): void {
+  writeHead(status: number, headers: ResponseHeaders): void {
     if (this.headersSent) return;
+    // Fields that are only a list (rewritten or own answers) are written as a list.
+    if (!Array.isArray(headers) && headers.rawLength < 0) headers = headers.list;
     this.headersSent = true;
-    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\n`;
     let hasDate = false;
-    for (let i = 0; i < headers.length; i += 2) {
-      const name = headers[i] as string;
-      const value = headers[i + 1] as string;
-      const c = name.charCodeAt(0) | 0x20;
-      if (c === 0x63 && name.length === 14 && name.toLowerCase() === "content-length")
-        this.responseLength = value;
-      else if (c === 0x64 && name.length === 4 && name.toLowerCase() === "date") hasDate = true;
-      head += `${name}: ${value}\r\n`;
+    let fields = "";
+    let raw: ResponseFields | null = null;
+    if (Array.isArray(headers)) {
+      for (let i = 0; i < headers.length; i += 2) {
+        const name = headers[i] as string;
+        const value = headers[i + 1] as string;
+        const c = name.charCodeAt(0) | 0x20;
+        if (c === 0x63 && name.length === 14 && name.toLowerCase() === "content-length")
+          this.responseLength = value;
+        else if (c === 0x64 && name.length === 4 && name.toLowerCase() === "date") hasDate = true;
+        fields += `${name}: ${value}\r\n`;
+      }
+    } else {
+      // The app's field lines go out as they came; only what the proxy adds is made here.
+      raw = headers;
+      this.responseLength = headers.contentLength;
+      hasDate = headers.hasDate;
     }
+    let tail = "";
     if (this.method === "HEAD" || status === 204 || status === 304 || status < 200) this.framing = NONE;
     else if (this.responseLength !== "") this.framing = LENGTH;
     else if (!this.http10) {
       this.framing = CHUNKED;
-      head += "transfer-encoding: chunked\r\n";
+      tail += "transfer-encoding: chunked\r\n";
     } else {
       this.framing = CLOSE;
       this.keepAlive = false;
@@ -80,10 +99,22 @@ export class H1Reply implements Downstream {
     // Shutting down, or the client still waits for a 100 Continue and may never send its body: close after.
     if (this.conn.server.closing || !this.continued) this.keepAlive = false;
     if (!this.keepAlive) {
-      if (!this.http10) head += "connection: close\r\n";
-    } else if (this.http10) head += "connection: keep-alive\r\n";
-    if (!hasDate) head += `date: ${httpDate()}\r\n`;
-    this.head = `${head}\r\n`;
+      if (!this.http10) tail += "connection: close\r\n";
+    } else if (this.http10) tail += "connection: keep-alive\r\n";
+    if (!hasDate) tail += `date: ${httpDate()}\r\n`;
+    tail += "\r\n";
+    const line = statusLine(status);
+    // The head is copied out now (raw fields are a view of a shared read buffer). A small body of known
+    // length gets room behind it, so head and body leave in one write without another copy.
+    const headLength = line.length + (raw === null ? fields.length : raw.rawLength) + tail.length;
+    const room =
+      this.framing === LENGTH && Number(this.responseLength) <= BODY_ROOM ? Number(this.responseLength) : 0;
+    const head = Buffer.allocUnsafe(headLength + room);
+    let at = head.write(line, 0, "latin1");
+    at = raw === null ? at + head.write(fields, at, "latin1") : raw.copyTo(head, at);
+    head.write(tail, at, "latin1");
+    this.head = head;
+    this.headLength = headLength;
   }
 
   write(chunk: Buffer): boolean {
@@ -92,7 +123,15 @@ export class H1Reply implements Downstream {
     if (this.framing === NONE || chunk.length === 0) return true;
     const head = this.head;
     this.head = null;
-    return this.conn.send(head, chunk, this.framing === CHUNKED);
+    if (head !== null && this.framing === LENGTH && head.length - this.headLength >= chunk.length) {
+      chunk.copy(head, this.headLength);
+      return this.conn.socket.write(head.subarray(0, this.headLength + chunk.length));
+    }
+    return this.conn.send(
+      head === null ? null : head.subarray(0, this.headLength),
+      chunk,
+      this.framing === CHUNKED,
+    );
   }
 
   end(body?: string | Buffer): void {
@@ -100,10 +139,11 @@ export class H1Reply implements Downstream {
     if (!this.headersSent) this.writeHead(200, []);
     if (body !== undefined && body.length > 0)
       this.write(typeof body === "string" ? Buffer.from(body) : body);
-    let rest = this.head ?? "";
+    const head = this.head === null ? null : this.head.subarray(0, this.headLength);
     this.head = null;
-    if (this.framing === CHUNKED) rest += "0\r\n\r\n";
-    if (rest !== "") this.conn.socket.write(rest, "latin1");
+    const last = this.framing === CHUNKED ? LAST_CHUNK : null;
+    if (head !== null) this.conn.socket.write(last === null ? head : Buffer.concat([head, last]));
+    else if (last !== null) this.conn.socket.write(last);
     this.finished = true;
     this.conn.replyDone(this);
   }
@@ -121,6 +161,18 @@ export class H1Reply implements Downstream {
     this.finished = true;
     this.conn.socket.destroy();
   }
+}
+
+const statusLines: string[] = [];
+
+/** `HTTP/1.1 <status> <reason>\r\n`, made once per status. */
+function statusLine(status: number): string {
+  let line = statusLines[status];
+  if (line === undefined) {
+    line = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\n`;
+    if (status >= 100 && status < 1000) statusLines[status] = line;
+  }
+  return line;
 }
 
 let dateSecond = -1;

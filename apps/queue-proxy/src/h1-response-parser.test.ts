@@ -10,7 +10,7 @@ interface Seen {
 function parser(headRequest = false): { p: H1ResponseParser; seen: Seen } {
   const seen: Seen = { heads: [], body: "", ends: [] };
   const p = new H1ResponseParser({
-    head: (status, headers) => seen.heads.push({ status, headers }),
+    head: (status, fields) => seen.heads.push({ status, headers: [...fields.list] }),
     body: (chunk) => {
       seen.body += chunk.toString("latin1");
     },

@@ -1,18 +1,19 @@
 /**
  * An incremental HTTP/1.x response parser for the upstream connection (RFC 9112): status line, header
  * fields, then the body framed by Transfer-Encoding chunked, Content-Length, or the end of the connection.
- * It hands the head over as the flat [name, value, ...] list `writeHead` takes, already without hop-by-hop
- * fields, so a proxied response costs one pass over its head and no objects beyond those strings.
+ * It hands the head over already without hop-by-hop fields, as the app's own field lines where none needs
+ * rewriting (`ResponseFields`), so a proxied response costs one pass over its head and no strings.
  */
 import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
 import { connectionNamed, removeFields } from "./h1-fields.js";
 import { DONE, H1MessageParser, HEAD, UNTIL_CLOSE } from "./h1-message.js";
 import { isDigit } from "./h1-syntax.js";
+import { ResponseFields } from "./response-fields.js";
 
 /** What the parser reports while bytes are fed. */
 export interface ResponseEvents {
-  /** The final (non-1xx) head; `headers` excludes hop-by-hop fields. */
-  head(status: number, headers: string[]): void;
+  /** The final (non-1xx) head, without hop-by-hop fields; `fields` reads the fed bytes: use it during the call. */
+  head(status: number, fields: ResponseFields): void;
   /** A piece of the (de-chunked) body. */
   body(chunk: Buffer): void;
   /** The response ended; `reusable` says whether the connection may carry another request. */
@@ -93,7 +94,7 @@ export class H1ResponseParser extends H1MessageParser {
     if (
       eol < 12 ||
       (eol < end && buf[eol + 1] !== 0x0a) ||
-      buf.toString("latin1", 0, 7) !== "HTTP/1." ||
+      !startsHttp1(buf) ||
       (buf[7] !== 0x30 && buf[7] !== 0x31) ||
       buf[8] !== 0x20 ||
       !isDigit(buf[9]) ||
@@ -108,8 +109,8 @@ export class H1ResponseParser extends H1MessageParser {
     const status =
       ((buf[9] as number) - 0x30) * 100 + ((buf[10] as number) - 0x30) * 10 + (buf[11] as number) - 0x30;
     if (status < 100) throw new UpstreamProtocolError(`bad status ${status}`);
-    const headers: string[] = [];
-    this.parseFields(buf, eol + 2, end, headers, HOP_BY_HOP);
+    // First pass: only where the kept lines lie; strings only when some line must be rewritten or dropped.
+    this.parseFields(buf, eol + 2, end, null, HOP_BY_HOP);
     // 1xx (other than 101, which only answers an upgrade) are interim: the final head follows.
     if (status < 200) {
       if (status === 101) throw new UpstreamProtocolError("101 Switching Protocols to a plain request");
@@ -120,11 +121,21 @@ export class H1ResponseParser extends H1MessageParser {
     this.keepAlive = buf[7] === 0x30 ? tokens.includes("keep-alive") : !tokens.includes("close");
     this.keepAliveHintMs = parseKeepAliveTimeout(this.keepAliveValue);
     // `keep-alive` and `close`, the usual values, name no field: skip building an empty set for them.
-    if (tokens.length > 1 || (tokens.length === 1 && !PLAIN_TOKENS.has(tokens[0] as string)))
-      dropNamed(headers, tokens);
+    const named = tokens.length > 1 || (tokens.length === 1 && !PLAIN_TOKENS.has(tokens[0] as string));
     // With both, Transfer-Encoding frames the body and the length is wrong (RFC 9112 6.3): never pass it on.
-    if (this.transferEncoding && this.contentLength >= 0) removeFields(headers, CONTENT_LENGTH);
-    this.events.head(status, headers);
+    const bothFramings = this.transferEncoding && this.contentLength >= 0;
+    let fields: ResponseFields;
+    if (this.canonical && !named && !bothFramings) {
+      const length = this.contentLength >= 0 ? String(this.contentLength) : "";
+      fields = new ResponseFields(buf, this.spans, null, length, this.hasDate);
+    } else {
+      const headers: string[] = [];
+      this.parseFields(buf, eol + 2, end, headers, HOP_BY_HOP);
+      if (named) dropNamed(headers, tokens);
+      if (bothFramings) removeFields(headers, CONTENT_LENGTH);
+      fields = new ResponseFields(null, NO_SPANS, headers, lengthOf(headers), hasField(headers, "date"));
+    }
+    this.events.head(status, fields);
     if (this.headRequest || status === 204 || status === 304) this.frame("none");
     else if (this.transferEncoding) {
       // A body coding we cannot frame runs to the end of the connection (RFC 9112 6.3).
@@ -136,6 +147,19 @@ export class H1ResponseParser extends H1MessageParser {
       this.frame("close");
     }
   }
+}
+
+/** `buf` begins with `HTTP/1.` (compared byte by byte: no string per response). */
+function startsHttp1(buf: Buffer): boolean {
+  return (
+    buf[0] === 0x48 &&
+    buf[1] === 0x54 &&
+    buf[2] === 0x54 &&
+    buf[3] === 0x50 &&
+    buf[4] === 0x2f &&
+    buf[5] === 0x31 &&
+    buf[6] === 0x2e
+  );
 }
 
 /** `timeout=5, max=100` -> 5000; 0 when absent or unreadable. */
@@ -157,5 +181,18 @@ function dropNamed(headers: string[], tokens: readonly string[]): void {
   if (named.size > 0) removeFields(headers, named);
 }
 
+/** The value of the list's Content-Length ("" when none). */
+function lengthOf(headers: readonly string[]): string {
+  for (let i = 0; i < headers.length; i += 2)
+    if ((headers[i] as string).toLowerCase() === "content-length") return headers[i + 1] as string;
+  return "";
+}
+
+function hasField(headers: readonly string[], lower: string): boolean {
+  for (let i = 0; i < headers.length; i += 2) if ((headers[i] as string).toLowerCase() === lower) return true;
+  return false;
+}
+
+const NO_SPANS: readonly number[] = [];
 const CONTENT_LENGTH: ReadonlySet<string> = new Set(["content-length"]);
 const PLAIN_TOKENS: ReadonlySet<string> = new Set(["keep-alive", "close"]);

@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import { type DialPolicy, dialWithRetry, KNATIVE_DIAL_POLICY } from "./dial.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
 import { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
+import type { ResponseFields } from "./response-fields.js";
 
 /** One request for the user container. */
 export interface UpstreamRequest {
@@ -146,17 +147,18 @@ class Connection implements ResponseEvents {
 
   cleanupBody: (() => void) | null = null;
 
-  head(status: number, headers: string[]): void {
+  head(status: number, fields: ResponseFields): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    if (p.sink.startResponse(status, headers)) p.sink.resumeWith(this.resume);
+    if (p.sink.startResponse(status, fields)) p.sink.resumeWith(this.resume);
   }
 
   body(chunk: Buffer): void {
     const p = this.current;
     if (p === null || p.cancelled) return;
-    // `chunk` is a view of the shared read buffer, which the next read overwrites: the sink gets a copy.
-    if (!p.sink.onData(Buffer.from(chunk))) {
+    // `chunk` is a view of the shared read buffer, which the next read overwrites: the client side copies
+    // what it keeps (a small body goes into the buffer of its head, so most responses copy it only once).
+    if (!p.sink.onData(chunk)) {
       this.paused = true;
       this.socket.pause();
     }

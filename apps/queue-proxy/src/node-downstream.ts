@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { BODY_CHUNKED, BODY_NONE, type Downstream } from "./ports.js";
+import { fieldList, type ResponseHeaders } from "./response-fields.js";
 
 /** A request from Node's servers (the TLS port, and HTTP/2 on either port) as an exchange's client side. */
 export class NodeDownstream implements Downstream {
@@ -64,7 +65,8 @@ export class NodeDownstream implements Downstream {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  writeHead(status: number, headers: string[]): void {
+  writeHead(status: number, fields: ResponseHeaders): void {
+    const headers = fieldList(fields);
     for (let i = 0; i < headers.length; i += 2) {
       if ((headers[i] as string).toLowerCase() === "content-length")
         this.responseLength = headers[i + 1] as string;
@@ -73,7 +75,8 @@ export class NodeDownstream implements Downstream {
   }
 
   write(chunk: Buffer): boolean {
-    return (this.res as ServerResponse).write(chunk);
+    // Node's response keeps what it is given until it is sent; `chunk` is only valid during this call.
+    return (this.res as ServerResponse).write(Buffer.from(chunk));
   }
 
   end(body?: string | Buffer): void {

@@ -3,6 +3,7 @@
  * subsets of @thaw/activation's `Gate` (the `Breaker`) and `RequestStats`, so the real classes plug in
  * directly and tests can pass their own.
  */
+import type { ResponseHeaders } from "./response-fields.js";
 
 /** The breaker in front of the app (`Gate` of @thaw/activation). */
 export interface Admission {
@@ -36,8 +37,11 @@ export interface UpstreamSink {
   /** The request is under way; `abort` cancels it (queued, dialling or in flight). */
   onConnect(abort: (err?: Error) => void): void;
   /** The response head; false when the exchange already ended. */
-  startResponse(status: number, headers: string[]): boolean;
-  /** A body piece; false asks the upstream to pause until `resumeWith`'s function is called. */
+  startResponse(status: number, headers: ResponseHeaders): boolean;
+  /**
+   * A body piece; false asks the upstream to pause until `resumeWith`'s function is called. `chunk` may be a
+   * view of a read buffer the next read reuses: it is valid only during the call (keep a copy, not it).
+   */
   onData(chunk: Buffer): boolean;
   /** The response ended; an HTTP/2 app's trailers (gRPC's status) come with it. */
   onComplete(trailers?: Record<string, string | string[]>): void;
@@ -79,9 +83,15 @@ export interface Downstream {
   readonly responseLength: string;
   /** The response ended or the client went away: nothing more can be written. */
   readonly closed: boolean;
-  /** Writes the response head; names and values are valid field syntax (the caller checked them). */
-  writeHead(status: number, headers: string[]): void;
-  /** A body piece; false when the client is behind (`onDrain` follows). */
+  /**
+   * Writes the response head; names and values are valid field syntax (the caller checked them). An app's
+   * `ResponseFields` are only readable during the call.
+   */
+  writeHead(status: number, headers: ResponseHeaders): void;
+  /**
+   * A body piece; false when the client is behind (`onDrain` follows). `chunk` is valid only during the
+   * call (`UpstreamSink.onData`): what is kept beyond it is a copy.
+   */
   write(chunk: Buffer): boolean;
   end(body?: string | Buffer): void;
   /** Trailers sent with the end of an HTTP/2 response (an HTTP/1 client gets none: trailers are not forwarded). */

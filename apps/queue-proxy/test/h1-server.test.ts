@@ -423,6 +423,69 @@ describe("HTTP/1.x on the serving port (queue-proxy and echo app)", () => {
   });
 });
 
+describe("response heads from a raw app", () => {
+  /** Runs a queue-proxy in front of an app that answers every request with `answer`'s bytes. */
+  async function headThrough(answer: string): Promise<string> {
+    const app = net.createServer((socket) => {
+      socket.on("data", () => socket.write(answer, "latin1"));
+      socket.on("error", () => socket.destroy());
+    });
+    await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+    const qp2 = await startInProcess((app.address() as net.AddressInfo).port);
+    try {
+      const c = await rawClient(qp2.ports.serving);
+      await c.send(get("/raw"));
+      return await c.waitFor(/\r\n\r\nok$/);
+    } finally {
+      await qp2.close();
+      await new Promise<void>((r) => app.close(() => r()));
+    }
+  }
+
+  it("copies the app's field lines byte for byte, leaving out hop-by-hop ones", async () => {
+    const text = await headThrough(
+      "HTTP/1.1 200 Fine\r\nX-Case: MiXeD value\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n" +
+        "Date: Tue, 01 Dec 2026 00:00:00 GMT\r\nX-Obs: caf\xe9\r\nContent-Length: 2\r\n\r\nok",
+    );
+    // The reason phrase is the proxy's own; the date is the app's, so no second one is added.
+    expect(text).toBe(
+      "HTTP/1.1 200 OK\r\nX-Case: MiXeD value\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\nX-Obs: caf\xe9\r\n" +
+        "Content-Length: 2\r\n\r\nok",
+    );
+  });
+
+  it("writes lines with other spacing, and fields Connection names, as a rebuilt head", async () => {
+    const text = await headThrough(
+      "HTTP/1.1 201 Created\r\nX-Tight:v\r\nX-Loose: \t v \r\nConnection: x-hop\r\nX-Hop: gone\r\n" +
+        "Content-Length: 2\r\n\r\nok",
+    );
+    const { head } = split(text);
+    expect(head.replace(/\r\ndate: [^\r]*/, "")).toBe(
+      "HTTP/1.1 201 Created\r\nX-Tight: v\r\nX-Loose: v\r\nContent-Length: 2\r\n",
+    );
+    expect(head).toMatch(/\r\ndate: /);
+  });
+
+  it("adds chunked framing and a date to a close-delimited answer", async () => {
+    const app = net.createServer((socket) => {
+      socket.on("data", () => socket.end("HTTP/1.1 200 OK\r\nX-A: 1\r\n\r\nok"));
+      socket.on("error", () => socket.destroy());
+    });
+    await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+    const qp2 = await startInProcess((app.address() as net.AddressInfo).port);
+    try {
+      const c = await rawClient(qp2.ports.serving);
+      await c.send(get("/raw"));
+      const { head, rest } = split(await c.waitFor(/\r\n0\r\n\r\n$/));
+      expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\nX-A: 1\r\ntransfer-encoding: chunked\r\ndate: [^\r]+\r\n$/);
+      expect(rest).toBe("2\r\nok\r\n0\r\n\r\n");
+    } finally {
+      await qp2.close();
+      await new Promise<void>((r) => app.close(() => r()));
+    }
+  });
+});
+
 describe("a bare H1Server", () => {
   /** Starts `H1Server` on a loopback `net.Server`; `accept` runs on each socket's first data. */
   async function bare(

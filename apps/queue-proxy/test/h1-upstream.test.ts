@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { H1Upstream, type UpstreamRequest } from "../src/h1-upstream.js";
 import type { UpstreamSink } from "../src/ports.js";
 import { BODY_CHUNKED, BODY_NONE } from "../src/ports.js";
+import { fieldList } from "../src/response-fields.js";
 import { get, startInProcess, until } from "./helpers.js";
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -29,7 +30,8 @@ function send(pool: H1Upstream, req: Partial<UpstreamRequest> = {}): Promise<Out
       onConnect: () => {},
       startResponse: (status, headers) => {
         out.status = status;
-        out.headers = headers;
+        // An app's fields are only readable during the call: take a copy.
+        out.headers = [...fieldList(headers)];
         return true;
       },
       onData: (chunk) => {
