@@ -29,4 +29,4 @@ COPY --from=build /src/apps/queue-proxy/package.json ./apps/queue-proxy/
 COPY --from=build /src/apps/queue-proxy/dist ./apps/queue-proxy/dist
 # A numeric user, so kubelet can check runAsNonRoot; nothing is written at run time (read-only root fs).
 USER 1000:1000
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--initial-old-space-size=8", "apps/queue-proxy/dist/main.js"]
+ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/queue-proxy/dist/main.js"]

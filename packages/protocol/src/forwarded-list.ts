@@ -52,7 +52,9 @@ export function parseForwarded(value: string): ForwardedElement[] | undefined {
       if (!TOKEN.test(v)) return undefined;
     }
     if (Object.hasOwn(el, name)) return undefined;
-    el[name] = v;
+    // Defined, not assigned: a client's `__proto__=x` must be a parameter like any other, not the
+    // element's prototype.
+    Object.defineProperty(el, name, { value: v, enumerable: true, writable: true, configurable: true });
     ows();
     if (i === n) {
       out.push(el);

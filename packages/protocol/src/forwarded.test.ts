@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { forwardedFromXForwarded, forwardedHeaderFor, withForwardedShim } from "./forwarded.js";
+import { parseForwarded } from "./forwarded-list.js";
 
 describe("Forwarded synthesis (knative-spec.md c.8)", () => {
   const rows: {
@@ -41,5 +42,16 @@ describe("Forwarded synthesis (knative-spec.md c.8)", () => {
     const shimmed = withForwardedShim(h);
     expect(shimmed.get("Forwarded")).toBe(want ?? null);
     if (fwd === undefined) expect(forwardedFromXForwarded(xff ?? "", xfh ?? "", xfp ?? "")).toBe(want);
+  });
+});
+
+describe("parseForwarded: parameter names are data", () => {
+  it("keeps `__proto__=x` as an own parameter and leaves the element's prototype alone", () => {
+    const [el] = parseForwarded("__proto__=x;for=1.2.3.4") ?? [];
+    expect(el && Object.hasOwn(el, "__proto__")).toBe(true);
+    expect(el && Object.getOwnPropertyDescriptor(el, "__proto__")?.value).toBe("x");
+    expect(el && Object.getPrototypeOf(el)).toBe(Object.prototype);
+    expect(el?.for).toBe("1.2.3.4");
+    expect(parseForwarded("__proto__=x;__proto__=y")).toBeUndefined();
   });
 });
