@@ -1,12 +1,7 @@
 import http2 from "node:http2";
-import {
-  activatorForwardHeaders,
-  passthroughLbHeaders,
-  resolveRevision,
-  stripHopByHop,
-} from "@thaw/protocol";
+import { activatorForwardHeaders, passthroughLbHeaders, stripHopByHop } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
-import { retryAfterSeconds } from "../retry-after.js";
+import { streamLease } from "./stream-lease.js";
 
 /** HTTP/2 sessions to pods (their queue-proxies take h2c on the serving port), one per address. */
 export class PodSessions {
@@ -68,35 +63,12 @@ export async function handleH2Stream(
   deps: ActivatorDeps,
   pods: PodSessions,
 ): Promise<void> {
-  const found = resolveRevision(new Request(`http://activator${path}`, { headers }));
-  const key = found ? { namespace: found.namespace, name: found.name } : undefined;
-  const config = key ? await deps.revisions.lookup(key) : undefined;
-  if (!key || !config) return answer(stream, 404, "Error getting active endpoint: no such revision\n");
-  const gate = deps.coordinator.gate(key, config);
-  const ac = new AbortController();
-  const timer = deps.clock.setTimeout(
-    () => ac.abort(new DOMException("timeout", "TimeoutError")),
-    config.timeoutSeconds * 1000,
-  );
-  stream.once("close", () => ac.abort(new DOMException("client went away", "AbortError")));
-  deps.reporter.requestIn(key, deps.clock.now());
-  let out = false;
-  const done = () => {
-    if (out) return;
-    out = true;
-    deps.clock.clearTimeout(timer);
-    deps.reporter.requestOut(key, deps.clock.now());
-  };
-  let lease: Awaited<ReturnType<typeof gate.acquire>>;
-  try {
-    lease = await gate.acquire(ac.signal);
-  } catch (err) {
-    done();
-    const retry = retryAfterSeconds(gate.recentColdStartsMs());
-    return answer(stream, 503, `${(err as Error).message}\n`, { "retry-after": String(retry) });
+  const got = await streamLease(path, headers, stream, deps);
+  if (got.kind === "unknown") return answer(stream, 404, "Error getting active endpoint: no such revision\n");
+  if (got.kind === "unavailable") {
+    return answer(stream, 503, `${got.message}\n`, { "retry-after": String(got.retryAfterSeconds) });
   }
-  // The stream's own time is its deadline from here on (gRPC's grpc-timeout is the app's to enforce).
-  deps.clock.clearTimeout(timer);
+  const { key, gate, lease, done } = got;
   const te = headers.get("te");
   const plain = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
   const fwd = deps.passthroughLb ? passthroughLbHeaders(plain, key) : plain;

@@ -1,14 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
-import {
-  activatorForwardHeaders,
-  passthroughLbHeaders,
-  resolveRevision,
-  stripHopByHop,
-} from "@thaw/protocol";
+import { activatorForwardHeaders, passthroughLbHeaders, stripHopByHop } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
-import { retryAfterSeconds } from "../retry-after.js";
+import { streamLease } from "./stream-lease.js";
 
 function reject(socket: Duplex, status: number, reason: string, body: string, extra = ""): void {
   socket.end(
@@ -33,37 +28,17 @@ export async function handleUpgrade(
     if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     else if (v !== undefined) headers.set(k, v);
   }
-  const found = resolveRevision(new Request(`http://activator${req.url ?? "/"}`, { headers }));
-  const key = found ? { namespace: found.namespace, name: found.name } : undefined;
-  const config = key ? await deps.revisions.lookup(key) : undefined;
-  if (!key || !config) {
+  const got = await streamLease(req.url ?? "/", headers, socket, deps);
+  if (got.kind === "unknown") {
     reject(socket, 404, "Not Found", "Error getting active endpoint: no such revision\n");
     return;
   }
-  const gate = deps.coordinator.gate(key, config);
-  const ac = new AbortController();
-  const timer = deps.clock.setTimeout(
-    () => ac.abort(new DOMException("timeout", "TimeoutError")),
-    config.timeoutSeconds * 1000,
-  );
-  socket.once("close", () => ac.abort(new DOMException("client went away", "AbortError")));
-  deps.reporter.requestIn(key, deps.clock.now());
-  let out = false;
-  const done = () => {
-    if (out) return;
-    out = true;
-    deps.clock.clearTimeout(timer);
-    deps.reporter.requestOut(key, deps.clock.now());
-  };
-  let lease: Awaited<ReturnType<typeof gate.acquire>>;
-  try {
-    lease = await gate.acquire(ac.signal);
-  } catch (err) {
-    done();
-    const retry = `retry-after: ${retryAfterSeconds(gate.recentColdStartsMs())}\r\n`;
-    reject(socket, 503, "Service Unavailable", `${(err as Error).message}\n`, retry);
+  if (got.kind === "unavailable") {
+    const retry = `retry-after: ${got.retryAfterSeconds}\r\n`;
+    reject(socket, 503, "Service Unavailable", `${got.message}\n`, retry);
     return;
   }
+  const { key, gate, lease, done } = got;
   const plain = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
   plain.set("host", lease.dest);
   const fwd = deps.passthroughLb ? passthroughLbHeaders(plain, key) : plain;
