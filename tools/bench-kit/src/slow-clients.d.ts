@@ -16,3 +16,25 @@ export function idleAfterRequest(
   port: number,
   opts?: { host?: string; path?: string; maxMs?: number },
 ): Promise<SlowClientResult>;
+/** What {@link slowClientScenario} saw. */
+export interface SlowClientScenario {
+  slow: SlowClientResult[];
+  silent: SlowClientResult[];
+  idle: SlowClientResult;
+  /** Normal requests served meanwhile. */
+  normal: number;
+  worstMs: number;
+  /** Each broken promise as a sentence; empty when every one holds. */
+  problems: string[];
+}
+/** Slowloris, silent and idle sockets at `port` while `normal(i)` requests are served; see the .mjs. */
+export function slowClientScenario(
+  port: number,
+  opts: {
+    label: string;
+    headersMs: number;
+    host?: string;
+    idlePath?: string;
+    normal(i: number): Promise<void>;
+  },
+): Promise<SlowClientScenario>;
