@@ -11,7 +11,7 @@ export interface Logger {
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 /**
- * One pino JSON line per entry on `out`: `{"level":"info","time":"<ISO>","msg":...,<fields>}`. The level
+ * One pino JSON line per entry on `out`: `{"level":"info","time":"<ISO>",<fields>,"msg":...}`. The level
  * is its name (not pino's number) so people and `jq` read it without a table.
  */
 export function pinoLogger(out: DestinationStream | NodeJS.WritableStream = process.stderr): Logger {

@@ -162,12 +162,17 @@ describe("thawIngress without an activator route: held requests released at the 
       return c.json({ pod });
     });
     const settle = () => new Promise((r) => setImmediate(r));
-    return { app, activator, order, gates, most: () => most, settle };
+    // The client reads each answer to its end, as a real one does: the slot is kept until then.
+    const get = async (path: string) => {
+      const r = await app.request(`http://hello.localhost${path}`);
+      return { status: r.status, headers: r.headers, body: await r.text() };
+    };
+    return { app, activator, order, gates, most: () => most, settle, get };
   }
 
   it("containerConcurrency 1 on 2 pods: 2 at a time, first come first served, all answered", async () => {
     const t = throttled();
-    const answers = Array.from({ length: 6 }, (_, i) => t.app.request(`http://hello.localhost/r${i}`));
+    const answers = Array.from({ length: 6 }, (_, i) => t.get(`/r${i}`));
     await t.settle();
     t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012", "10.0.0.2:8012"], coldStart: true });
     for (let round = 0; round < 20 && t.order.length < 6; round++) {
@@ -179,13 +184,13 @@ describe("thawIngress without an activator route: held requests released at the 
     expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(t.order).toEqual(["/r0", "/r1", "/r2", "/r3", "/r4", "/r5"]);
     expect(t.most()).toBe(2);
-    const pods = new Set(await Promise.all(res.map(async (r) => ((await r.json()) as { pod: string }).pod)));
+    const pods = new Set(res.map((r) => (JSON.parse(r.body) as { pod: string }).pod));
     expect(pods).toEqual(new Set(["10.0.0.1:8012", "10.0.0.2:8012"]));
   });
 
   it("with holdTickMs (the Workers keep-alive timer), the same release: first come first served, 1 at a time", async () => {
     const t = throttled(10_000, 5);
-    const answers = Array.from({ length: 4 }, (_, i) => t.app.request(`http://hello.localhost/t${i}`));
+    const answers = Array.from({ length: 4 }, (_, i) => t.get(`/t${i}`));
     await t.settle();
     t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
     for (let round = 0; round < 200 && t.order.length < 4; round++) {
@@ -201,7 +206,7 @@ describe("thawIngress without an activator route: held requests released at the 
 
   it("past maxQueue waiters, the excess gets 503 + Retry-After", async () => {
     const t = throttled(2);
-    const answers = Array.from({ length: 5 }, (_, i) => t.app.request(`http://hello.localhost/q${i}`));
+    const answers = Array.from({ length: 5 }, (_, i) => t.get(`/q${i}`));
     await t.settle();
     t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
     for (let round = 0; round < 20 && t.order.length < 3; round++) {
@@ -214,5 +219,93 @@ describe("thawIngress without an activator route: held requests released at the 
     expect(res.map((r) => r.status).sort()).toEqual([200, 200, 200, 503, 503]);
     for (const r of res.filter((x) => x.status === 503)) expect(r.headers.get("retry-after")).toBe("1");
     expect(t.most()).toBe(1);
+  });
+
+  it("a warm request arriving while held ones wait queues behind them instead of overtaking them", async () => {
+    const t = throttled();
+    const held = Array.from({ length: 3 }, (_, i) => t.get(`/h${i}`));
+    await t.settle();
+    t.activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    await t.settle();
+    // The revision is warm in the cache now; this one comes late, as on a loaded machine.
+    const late = t.get("/late");
+    for (let round = 0; round < 40 && t.order.length < 4; round++) {
+      await t.settle();
+      t.gates.shift()?.();
+    }
+    while (t.gates.length > 0) t.gates.shift()?.();
+    const res = await Promise.all([...held, late]);
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(t.order).toEqual(["/h0", "/h1", "/h2", "/late"]);
+    expect(t.most()).toBe(1);
+    expect(t.activator.calls).toHaveLength(1);
+  });
+
+  it("a slot is kept until the response's body has ended, not when its head arrives", async () => {
+    const activator = new FakeActivatorClient();
+    const hook = new IngressHook({
+      clock: new ManualClock(0),
+      activator,
+      random: () => 0.5,
+      containerConcurrencyFor: () => 1,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+    });
+    const reached: string[] = [];
+    const bodies: ReadableStreamDefaultController<Uint8Array>[] = [];
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    // The "origin" answers its head at once and its body when the test says so (a pod still sending).
+    app.all("*", (c) => {
+      reached.push(c.req.path);
+      return new Response(new ReadableStream<Uint8Array>({ start: (ctl) => void bodies.push(ctl) }));
+    });
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    const first = app.request("http://hello.localhost/a");
+    const second = app.request("http://hello.localhost/b");
+    await settle();
+    activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    const head = await first;
+    expect(head.status).toBe(200);
+    const reading = head.text();
+    await settle();
+    // The first response has started, its body has not ended: the pod is still busy.
+    expect(reached).toEqual(["/a"]);
+    bodies[0]?.enqueue(new TextEncoder().encode("one"));
+    await settle();
+    expect(reached).toEqual(["/a"]);
+    bodies[0]?.close();
+    expect(await reading).toBe("one");
+    await settle();
+    expect(reached).toEqual(["/a", "/b"]);
+    bodies[1]?.close();
+    expect(await (await second).text()).toBe("");
+  });
+
+  it("a client that stops reading gives its slot back", async () => {
+    const activator = new FakeActivatorClient();
+    const hook = new IngressHook({
+      clock: new ManualClock(0),
+      activator,
+      random: () => 0.5,
+      containerConcurrencyFor: () => 1,
+      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
+    });
+    const reached: string[] = [];
+    const app = new Hono<{ Variables: ThawIngressVariables }>();
+    app.use("*", thawIngress({ hook }));
+    app.all("*", (c) => {
+      reached.push(c.req.path);
+      return new Response(new ReadableStream<Uint8Array>({}));
+    });
+    const first = app.request("http://hello.localhost/a");
+    const second = app.request("http://hello.localhost/b");
+    await new Promise((r) => setImmediate(r));
+    activator.answer({ kind: "ready", endpoints: ["10.0.0.1:8012"], coldStart: true });
+    await (await first).body?.cancel();
+    for (let i = 0; i < 5 && reached.length < 2; i++) await new Promise((r) => setImmediate(r));
+    expect(reached).toEqual(["/a", "/b"]);
+    await (await second).body?.cancel();
   });
 });

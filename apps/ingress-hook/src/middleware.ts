@@ -36,8 +36,8 @@ export interface ThawIngressOptions {
  * record the decision in `c.var.thaw` and call `next()`. Warm requests never leave the process. A decision
  * `via: "activator"` (held while cold, or proxy mode) must be sent to `c.var.thaw.upstream`, the activator:
  * the request passed on then carries the revision in `Knative-Serving-Namespace`/`-Revision`. With no
- * activator upstream, held requests instead wait for a pod slot (`IngressHook.releaseHeld`) that is kept
- * until the handlers after this one return.
+ * activator upstream, requests to a revision with a per-pod limit instead take a pod slot
+ * (`IngressHook.releaseHeld`), waiting for one when all are taken, kept until the response's body has ended.
  */
 export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
@@ -53,13 +53,12 @@ export function thawIngress<
     const decided = first.kind === "cold" ? await hook.activate(first, span) : first;
     if (span) endDecisionSpan(span, decided);
     if (decided.kind === "deny") return denyResponse(decided);
-    // Without an activator route, a request held while cold waits here for a pod slot (see releaseHeld);
-    // warm ones pass with no await.
-    const released = decided.warm
-      ? undefined
-      : await ticking(hook.releaseHeld(decided, raw.signal), options.holdTickMs);
-    if (released && "kind" in released) return denyResponse(released);
-    const d = released ? released.allow : decided;
+    // Without an activator route, a request waits here for a pod slot when all are taken (see releaseHeld);
+    // with one free (or no per-pod limit) it passes with no await.
+    const released =
+      hook.tryRelease(decided) ?? (await ticking(hook.releaseHeld(decided, raw.signal), options.holdTickMs));
+    if ("kind" in released) return denyResponse(released);
+    const d = released.allow;
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;
     const viaActivator = d.via === "activator";
@@ -82,12 +81,51 @@ export function thawIngress<
       }
       c.req.raw = new Request(raw, { headers });
     }
+    const release = released.release;
+    if (!release) return next();
     try {
       await next();
-    } finally {
-      released?.release();
+    } catch (err) {
+      release();
+      throw err;
     }
+    // The pod is busy until the response's body has ended, not when its head arrives: the slot is kept
+    // that long, or a request let in at the head would find the pod still full.
+    c.res = releasedAtBodyEnd(c.res, release);
   };
+}
+
+/** `res` whose slot is given back when its body ends, fails or is cancelled (at once without a body). */
+function releasedAtBodyEnd(res: Response, release: () => void): Response {
+  const body = res.body;
+  // A 101 carries a socket, not a body to wrap; the slot ends with the upgrade's answer as before.
+  if (!body || res.status === 101) {
+    release();
+    return res;
+  }
+  const reader = body.getReader();
+  const tracked = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) {
+            release();
+            controller.close();
+          } else controller.enqueue(chunk.value);
+        } catch (err) {
+          release();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        release();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(tracked, res);
 }
 
 /** Settles as `p` does; meanwhile, with `tickMs`, a timer is always pending (see `holdTickMs`). */

@@ -63,10 +63,10 @@ export function gateFor(env: Env): Gate | Error {
     if (!routes.ok) {
       gate = new Error(routes.issues.map((i) => `THAW_SERVICES: ${i.path}: ${i.message}`).join("\n"));
     } else {
-      // Requests held while cold are released no faster than the ready pods take them (containerConcurrency
-      // slots per pod the activation answer names, first come first served, at most maxQueue waiting; see
-      // CapacityRelease), each slot kept until the origin's response starts: the gateway has no activator
-      // on its request path.
+      // A service's requests (held while cold, or warm) go no faster than the ready pods take them
+      // (containerConcurrency slots per pod the activation answer names, first come first served, at most
+      // maxQueue waiting; see CapacityRelease), each slot kept until the response's body has ended: the
+      // gateway has no activator on its request path.
       const byKey = new Map(routes.value.map((s) => [`${s.namespace}/${s.name}`, s]));
       const hook = new IngressHook({
         containerConcurrencyFor: (key) => byKey.get(key)?.containerConcurrency ?? 0,

@@ -16,8 +16,22 @@ let dir: string;
 let autoscaler: Proc;
 let receiverUrl: string;
 let edge: WranglerDev;
-/** thaw-autoscaler logs one JSON line per scale event. */
-const scaleUps = () => autoscaler.out().match(/"msg":"scale"[^\n]*"from":0,/g) ?? [];
+/**
+ * thaw-autoscaler's scale-ups from zero: it logs one pino JSON line per scale event (`msg: "scale"`, which
+ * pino writes after the fields), read as JSON so the order of the fields does not matter.
+ */
+const scaleUps = () =>
+  autoscaler
+    .out()
+    .split("\n")
+    .flatMap((line) => {
+      try {
+        const e = JSON.parse(line) as { msg?: unknown; from?: unknown };
+        return e.msg === "scale" && e.from === 0 ? [e] : [];
+      } catch {
+        return [];
+      }
+    });
 
 beforeAll(async () => {
   // Origin b: the sample app (3 s before it listens) behind a real thaw-queue-proxy at a fixed address

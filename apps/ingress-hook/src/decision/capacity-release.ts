@@ -13,8 +13,8 @@ interface RevisionSlots {
 
 /**
  * The fallback release for a hook with no activator on the request path, where it can see requests finish
- * (the `thawIngress` middleware): requests held while cold are let go no faster than the ready pods take
- * them, first come first served. It is the activator's own throttler (@thaw/activation RevisionThrottler:
+ * (the `thawIngress` middleware): requests are let go no faster than the ready pods take them, first come
+ * first served. It is the activator's own throttler (@thaw/activation RevisionThrottler:
  * containerConcurrency slots per pod, one FIFO queue per revision), run in the gateway.
  */
 export class CapacityRelease {
@@ -41,6 +41,25 @@ export class CapacityRelease {
     endpoints: readonly string[],
     signal?: AbortSignal,
   ): Promise<PodSlot | undefined> {
+    const r = this.#slots(key, endpoints);
+    if (!r) return undefined;
+    const tracker = await r.rt.acquire(signal);
+    return slot(r.rt, tracker);
+  }
+
+  /**
+   * The same without waiting: a slot when one is free and nobody waits ahead, "none" when there is no
+   * per-pod limit, undefined when the caller must {@link acquire} (and queue).
+   */
+  tryAcquire(key: string, endpoints: readonly string[]): PodSlot | "none" | undefined {
+    const r = this.#slots(key, endpoints);
+    if (!r) return "none";
+    const tracker = r.rt.tryAcquire();
+    return tracker ? slot(r.rt, tracker) : undefined;
+  }
+
+  /** The revision's throttler on `endpoints`; undefined when it has no per-pod limit. */
+  #slots(key: string, endpoints: readonly string[]): RevisionSlots | undefined {
     const cc = this.#containerConcurrencyFor(key);
     if (cc <= 0) return undefined;
     let r = this.#revisions.get(key);
@@ -56,8 +75,7 @@ export class CapacityRelease {
       r.endpoints = endpoints;
       r.rt.updateDestinations(endpoints);
     }
-    const tracker = await r.rt.acquire(signal);
-    return slot(r.rt, tracker);
+    return r;
   }
 
   /** Requests waiting for a slot of `key`, for status and tests. */

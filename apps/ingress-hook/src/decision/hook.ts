@@ -55,7 +55,8 @@ export interface IngressHookOptions {
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
 export interface Released {
   readonly allow: Allow;
-  release(): void;
+  /** Gives the pod slot back (once); absent when the request took none. */
+  readonly release?: () => void;
 }
 
 /** Counters for status pages and tests. */
@@ -217,17 +218,20 @@ export class IngressHook {
 
   /**
    * The fallback release, for callers that see the request finish (the `thawIngress` middleware) in a hook
-   * without an activator upstream: a request held while cold waits, first come first served, for a slot on
-   * a ready pod (containerConcurrency per pod; see CapacityRelease) and goes to that pod; `release()` when
-   * it is done. Any other allow passes at once. Past `maxQueue` waiters: 503 `ERR_QUEUE_FULL` + Retry-After.
+   * without an activator upstream: an allowed request to a pod waits, first come first served, for a slot
+   * on a ready pod (containerConcurrency per pod; see CapacityRelease) and goes to that pod; `release()`
+   * once its response has ended. Warm requests take slots too: passing them at once would let a request
+   * that reached the gateway just after the activation (a loaded machine, a long burst) overtake the held
+   * ones and land on a pod that is already full. Any other allow passes at once. Past the revision's queue
+   * bound: 503 `ERR_QUEUE_FULL` + Retry-After.
    */
   async releaseHeld(d: Allow, signal?: AbortSignal): Promise<Released | Deny> {
-    const pass: Released = { allow: d, release: () => {} };
-    if (!this.#capacity || d.via !== "pod" || d.warm) return pass;
-    const endpoints = this.cache.get(d.key, this.#o.clock.now())?.endpoints ?? [];
+    const now = this.tryRelease(d);
+    if (now) return now;
+    const endpoints = this.#endpointsOf(d.key);
     try {
-      const slot = await this.#capacity.acquire(d.key, endpoints, signal);
-      return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : pass;
+      const slot = await (this.#capacity as CapacityRelease).acquire(d.key, endpoints, signal);
+      return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : { allow: d };
     } catch (err) {
       if (err instanceof QueueFullError) {
         return this.#deny(
@@ -238,6 +242,22 @@ export class IngressHook {
       }
       return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
     }
+  }
+
+  /**
+   * {@link releaseHeld} without waiting: the release when it needs no wait (no per-pod limit, or a slot is
+   * free and nobody waits ahead), undefined when the caller must await `releaseHeld`.
+   */
+  tryRelease(d: Allow): Released | undefined {
+    const pass: Released = { allow: d };
+    if (!this.#capacity || d.via !== "pod") return pass;
+    const slot = this.#capacity.tryAcquire(d.key, this.#endpointsOf(d.key));
+    if (slot === "none") return pass;
+    return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : undefined;
+  }
+
+  #endpointsOf(key: string): readonly string[] {
+    return this.cache.get(key, this.#o.clock.now())?.endpoints ?? [];
   }
 
   #viaActivator(revision: Allow["revision"], key: string, warm: boolean): Allow {
