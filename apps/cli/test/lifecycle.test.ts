@@ -94,6 +94,10 @@ describe("thaw up lifecycle (real processes)", () => {
     const [victim] = appPids(marker);
     expect(victim).toBeDefined();
     process.kill(victim as number, "SIGKILL");
+    // kill() only sends the signal. A request that reaches the app while it is still dying may have been
+    // read by it, so it gets the replay rules of faults.test.ts (a POST is never replayed). This test is
+    // about the requests after the death: wait until the app is no longer running.
+    await until(() => ["gone", "Z"].includes(stateOf(victim as number)), 10_000, "the killed app to be dead");
     const replies: Reply[] = [];
     for (let round = 0; round < 5; round++) {
       replies.push(

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
@@ -116,6 +117,40 @@ describe("H1Upstream: connections", () => {
     await until(() => p.size === 0, 2000);
     expect((await send(p)).body).toBe("ok");
     expect(connections).toBe(2);
+  });
+
+  it("an app process SIGKILLed while its connection idles: GET and POST after its exit are refused, the dead socket is not reused", async () => {
+    // A real child process: the kernel closes its sockets when it dies, so the idle connection sees EOF
+    // through the upstream's `onread` path and must leave the pool before the next request.
+    const app = spawn(
+      process.execPath,
+      [
+        "-e",
+        'const s = require("node:http").createServer((q, r) => { q.resume(); q.on("end", () => r.end("ok")); });' +
+          's.listen(0, "127.0.0.1", () => console.log(s.address().port));',
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    closers.push(() => {
+      app.kill("SIGKILL");
+    });
+    const port = await new Promise<number>((r) => app.stdout.once("data", (d) => r(Number(String(d)))));
+    const p = pool(port);
+    expect((await send(p)).body).toBe("ok");
+    expect(p.size).toBe(1);
+    const exited = new Promise((r) => app.once("exit", r));
+    app.kill("SIGKILL");
+    await exited;
+    const get = await send(p);
+    const post = await send(p, {
+      method: "POST",
+      headers: [],
+      body: Readable.from([Buffer.from("x")]),
+      framing: 1,
+    });
+    // ECONNREFUSED is what the exchange marks as unreached; ECONNRESET/EPIPE would mean the dead socket was reused.
+    expect((get.error as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
+    expect((post.error as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
   });
 
   it("adds Host when the request has none and writes the request line as given", async () => {
