@@ -2,6 +2,13 @@
 export { groupCpuMicros, groupCpuTicks, microsPerTick } from "./cpu.mjs";
 export { canPin, hasCommand, killAllGroups, killGroup, startGroup } from "./groups.mjs";
 export { canConnect, freePort, waitPort } from "./ports.mjs";
+export {
+  cpuProfileArgs,
+  printCpuProfile,
+  printHeapSnapshot,
+  profileDir,
+  shouldProfile,
+} from "./profile.mjs";
 export { sleep } from "./sleep.mjs";
 export { fixed, median, quantile } from "./stats.mjs";
 export { curve, formatValue, verdict, verdictFile } from "./verdict.mjs";
