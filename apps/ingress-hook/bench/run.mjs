@@ -7,6 +7,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -15,7 +16,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, hasCommand, median, runWrk } from "@thaw/bench-kit";
+import { canPin, freePort, groupCpuMicros, hasCommand, median, runWrk, verdict } from "@thaw/bench-kit";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const INFRA = here("../../../infra/nginx/");
@@ -24,6 +25,10 @@ const SECONDS = quick ? 2 : 5;
 const DURATION = `${SECONDS}s`;
 const ROUNDS = quick ? 1 : 2;
 const children = [];
+// wrk gets CPU 0 and every server shares CPU 1 (as in the queue-proxy bench), so a scenario's req/s is
+// what its servers' CPU per request allows, and each server leads its own process group for its CPU time.
+const PIN = canPin();
+const pinned = (cmd, args) => (PIN ? ["taskset", ["-c", "1", cmd, ...args]] : [cmd, args]);
 const cleanups = [];
 
 function need(bin, hint) {
@@ -48,12 +53,15 @@ function listen(server) {
 // Backend: a child process answering a small body, keep-alive on.
 function startBackend() {
   const src = `const http=require("node:http");const s=http.createServer((q,r)=>{r.writeHead(200,{"content-type":"text/plain","content-length":"3"});r.end("ok\\n")});s.keepAliveTimeout=60000;s.listen(0,"127.0.0.1",()=>process.stdout.write("listening "+s.address().port+"\\n"));`;
-  const child = spawn(process.execPath, ["-e", src], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(...pinned(process.execPath, ["-e", src]), {
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
   children.push(child);
   return new Promise((resolve) => {
     child.stdout.on("data", (d) => {
       const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
+      if (m) resolve({ port: Number(m[1]), pid: child.pid });
     });
   });
 }
@@ -99,8 +107,7 @@ function startHook(activatorPort, dir) {
     "services:\n  - name: hello\n    hosts: [hello.localhost]\n    webhook: { url: http://127.0.0.1:9/scale }\n",
   );
   const child = spawn(
-    process.execPath,
-    [
+    ...pinned(process.execPath, [
       here("../dist/node/cli.js"),
       "--listen",
       "127.0.0.1:0",
@@ -111,14 +118,14 @@ function startHook(activatorPort, dir) {
       // The bench's activator speaks /v1 only: no request path to route held requests through.
       "--activator-upstream",
       "none",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    ]),
+    { stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   children.push(child);
   return new Promise((resolve) => {
     child.stdout.on("data", (d) => {
       const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
+      if (m) resolve({ port: Number(m[1]), pid: child.pid });
     });
   });
 }
@@ -136,20 +143,20 @@ function nginxPrefix() {
 
 async function startNginx(dir, conf) {
   writeFileSync(join(dir, "nginx.conf"), conf);
-  copyFileSync(join(INFRA, "thaw-proxy.conf"), join(dir, "thaw-proxy.conf"));
+  // nginx.conf includes the snippets beside it: copy every one (thaw-proxy.conf, thaw-auth.conf, ...).
+  for (const f of readdirSync(INFRA))
+    if (f !== "nginx.conf" && f.endsWith(".conf")) copyFileSync(join(INFRA, f), join(dir, f));
   const t = spawnSync("nginx", ["-t", "-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr"], {
     encoding: "utf8",
   });
   if (t.status !== 0) throw new Error(t.stderr);
   const child = spawn(
-    "nginx",
-    ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"],
-    {
-      stdio: ["ignore", "ignore", "ignore"],
-    },
+    ...pinned("nginx", ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"]),
+    { stdio: ["ignore", "ignore", "ignore"], detached: true },
   );
   children.push(child);
   await new Promise((r) => setTimeout(r, 300));
+  return child.pid;
 }
 
 function directConf(port, backendPort, variable) {
@@ -170,6 +177,7 @@ function wrk(port, conns, seconds = SECONDS) {
     seconds,
     threads: conns === 1 ? 1 : 2,
     headers: { Host: "hello.localhost" },
+    cpu: PIN ? "0" : undefined,
   });
 }
 
@@ -180,18 +188,22 @@ async function main() {
   console.log(
     `ingress-hook bench  (${tool("wrk", ["-v"], /wrk \S+/)}, ${tool("nginx", ["-v"], /nginx\/\S+/)}; ${DURATION} per run, ${ROUNDS} round(s); load average before: ${load}; 2 shared cores)`,
   );
-  const backendPort = await startBackend();
+  const backend = await startBackend();
+  const backendPort = backend.port;
   const activator = await startActivator(`127.0.0.1:${backendPort}`);
   const hookDir = nginxPrefix();
-  const hookPort = await startHook(activator.port, hookDir);
+  const hook = await startHook(activator.port, hookDir);
+  const hookPort = hook.port;
   const pHook = await freePort();
   let conf = readFileSync(join(INFRA, "nginx.conf"), "utf8");
   conf = conf
     .split("127.0.0.1:8080")
     .join(`127.0.0.1:${pHook}`)
+    .split("127.0.0.1:8081")
+    .join(`127.0.0.1:${await freePort()}`)
     .split("127.0.0.1:8090")
     .join(`127.0.0.1:${hookPort}`);
-  await startNginx(hookDir, conf);
+  const nginxHook = await startNginx(hookDir, conf);
   // Kubernetes-style variant of the same file: the hook only gates, nginx routes to the revision's
   // upstream block with keepalive (the swap nginx.conf describes in its comment).
   const pHookSvc = await freePort();
@@ -200,6 +212,8 @@ async function main() {
   svcConf = svcConf
     .split("127.0.0.1:8080")
     .join(`127.0.0.1:${pHookSvc}`)
+    .split("127.0.0.1:8081")
+    .join(`127.0.0.1:${await freePort()}`)
     .split("127.0.0.1:8090")
     .join(`127.0.0.1:${hookPort}`);
   svcConf = svcConf.replace(
@@ -214,30 +228,53 @@ async function main() {
     "upstream thaw_hook {",
     `upstream hello_revision { server 127.0.0.1:${backendPort}; keepalive 64; }\n  upstream thaw_hook {`,
   );
-  await startNginx(svcDir, svcConf);
+  const nginxSvc = await startNginx(svcDir, svcConf);
+  // infra/nginx/nginx-direct.conf: the revision's upstream first, the hook only behind a refused connect.
+  const pHookDirect = await freePort();
+  let directHookConf = readFileSync(join(INFRA, "nginx-direct.conf"), "utf8");
+  for (const [from, to] of [
+    ["127.0.0.1:8080", `127.0.0.1:${pHookDirect}`],
+    ["127.0.0.1:8070", `127.0.0.1:${backendPort}`],
+    ["127.0.0.1:8082", `127.0.0.1:${await freePort()}`],
+    ["127.0.0.1:8090", `127.0.0.1:${hookPort}`],
+    ["127.0.0.1:8089", `127.0.0.1:${activator.port}`],
+  ])
+    directHookConf = directHookConf.split(from).join(to);
+  const nginxHookDirect = await startNginx(nginxPrefix(), directHookConf);
   const pDirect = await freePort();
-  await startNginx(nginxPrefix(), directConf(pDirect, backendPort, false));
+  const nginxDirect = await startNginx(nginxPrefix(), directConf(pDirect, backendPort, false));
   const pDirectVar = await freePort();
-  await startNginx(nginxPrefix(), directConf(pDirectVar, backendPort, true));
+  const nginxVar = await startNginx(nginxPrefix(), directConf(pDirectVar, backendPort, true));
 
   // warm the revision (one activation), then measure with the activator counter frozen
   await wrk(pHook, 4, 1);
   const activationsBefore = activator.counts.activate;
 
+  // Each scenario: its port and the process groups that serve it (nginx, the hook, the backend).
   const scenarios = [
-    ["nginx -> backend (upstream keepalive)", pDirect],
-    ["nginx -> backend (proxy_pass $var, as the hook path)", pDirectVar],
-    ["nginx + hook (auth cache) -> pod ($thaw_upstream)", pHook],
-    ["nginx + hook (auth cache) -> revision upstream (keepalive)", pHookSvc],
+    ["nginx -> backend (upstream keepalive)", pDirect, [nginxDirect]],
+    ["nginx -> backend (proxy_pass $var, as the hook path)", pDirectVar, [nginxVar]],
+    ["nginx + hook (auth cache) -> pod ($thaw_upstream)", pHook, [nginxHook, hook.pid]],
+    ["nginx + hook (auth cache) -> revision upstream (keepalive)", pHookSvc, [nginxSvc, hook.pid]],
+    ["nginx-direct.conf + hook (hook behind a refused connect)", pHookDirect, [nginxHookDirect, hook.pid]],
   ];
   const results = {};
+  /** CPU microseconds per request at 64 connections, by scenario and then by process. */
+  const cpu = {};
   for (const conns of [1, 64]) {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, port] of scenarios) {
+      for (const [name, port, groups] of scenarios) {
+        const all = [...groups, backend.pid];
+        const before = all.map((g) => groupCpuMicros(g));
         const r = await wrk(port, conns);
+        const used = all.map((g, i) => groupCpuMicros(g) - (before[i] ?? 0));
         const k = `${conns}|${name}`;
         results[k] ??= [];
         results[k].push(r);
+        if (conns === 64 && r.requests > 0) {
+          cpu[name] ??= [];
+          cpu[name].push(used.map((us) => us / r.requests));
+        }
       }
     }
   }
@@ -255,6 +292,7 @@ async function main() {
     const dv = `${conns}|${scenarios[1][0]}`;
     const h = `${conns}|${scenarios[2][0]}`;
     const hs = `${conns}|${scenarios[3][0]}`;
+    const hd = `${conns}|${scenarios[4][0]}`;
     // median over rounds (the mean of the middle two for an even count)
     const med = (k, f) => median(results[k].map(f));
     if (conns === 1) {
@@ -274,8 +312,33 @@ async function main() {
       // Issue 19 goal 4: the warm path with the hook in nginx against nginx alone, both to the app over an
       // upstream keepalive block; ratios paired per round (a burst of load hits both), then the median.
       const paired = median(results[hs].map((r, i) => r.rps / results[d][i].rps));
-      console.log(
-        `${paired >= 0.9 ? "PASS" : "MISS"}  issue 19: nginx + hook ${med(hs, (r) => r.rps).toFixed(0)} req/s, nginx alone ${med(d, (r) => r.rps).toFixed(0)} req/s, ratio ${paired.toFixed(2)}x (target >= 0.9x)`,
+      // Where the CPU goes: each scenario's servers, in microseconds per request (median of rounds).
+      console.log("  CPU per request at 64 connections (median of rounds; nginx / hook / backend):");
+      for (const [name, , groups] of scenarios) {
+        const rows = cpu[name] ?? [];
+        const parts = [...groups.map((_, i) => (i === 0 ? "nginx" : "hook")), "backend"].map(
+          (who, i) => `${who} ${median(rows.map((r) => r[i] ?? 0)).toFixed(1)} us`,
+        );
+        console.log(`    ${name.padEnd(60)} ${parts.join(", ")}`);
+      }
+      // Two hook set-ups, each against nginx alone: nginx.conf asks the hook (its auth cache) on every
+      // request; nginx-direct.conf asks it only when the revision's address refuses the connection.
+      const pairedDirect = median(results[hd].map((r, i) => r.rps / results[d][i].rps));
+      verdict(
+        "nginx-direct.conf + hook warm req/s vs nginx, c=64",
+        pairedDirect,
+        ">=",
+        0.9,
+        "x",
+        `${med(hd, (r) => r.rps).toFixed(0)} vs ${med(d, (r) => r.rps).toFixed(0)} req/s, paired per round`,
+      );
+      verdict(
+        "nginx.conf (auth cache) + hook vs nginx, c=64",
+        paired,
+        ">=",
+        0.9,
+        "x",
+        `${med(hs, (r) => r.rps).toFixed(0)} vs ${med(d, (r) => r.rps).toFixed(0)} req/s; CPU per request above`,
       );
     }
   }

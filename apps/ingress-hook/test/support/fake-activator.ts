@@ -9,6 +9,8 @@ export interface FakeRevision {
   namespace: string;
   name: string;
   startupDelayMs: number | "never";
+  /** The port its backend listens on (any free one when unset). */
+  port?: number;
 }
 
 /**
@@ -121,7 +123,11 @@ export class FakeActivator {
     this.starts++;
     const script = fileURLToPath(new URL("./slow-backend.mjs", import.meta.url));
     const child = spawn(process.execPath, [script], {
-      env: { ...process.env, STARTUP_DELAY_MS: String(rev.startupDelayMs) },
+      env: {
+        ...process.env,
+        STARTUP_DELAY_MS: String(rev.startupDelayMs),
+        ...(rev.port ? { PORT: String(rev.port) } : {}),
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     this.#children.push(child);
