@@ -38,4 +38,4 @@ COPY --from=build /src/apps/activator/dist ./apps/activator/dist
 COPY --from=build /src/apps/activator/node_modules ./apps/activator/node_modules
 # A numeric user, so kubelet can check runAsNonRoot; nothing is written at run time (read-only root fs).
 USER 1000:1000
-ENTRYPOINT ["node", "apps/activator/dist/node/main.js"]
+ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/activator/dist/node/main.js"]

@@ -9,7 +9,7 @@
 // queued and waits that long (run with NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2 to get the snapshot).
 // THAW_BENCH_QUICK=1 changes nothing (the run is short already).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,11 @@ import { curve, freePort, sleep, verdict } from "@thaw/bench-kit";
 import { rssKiB } from "@thaw/bench-kit/rss";
 
 const bin = new URL("../bin/thaw-activator.mjs", import.meta.url).pathname;
+const floorBin = new URL("./bare-holder.mjs", import.meta.url).pathname;
+// Run the bin as its shebang would (`env -S node <V8 flags>`), so the figure is the deployed settings'.
+const binFlags = (/^#!\S*env -S node(.*)$/.exec(readFileSync(bin, "utf8").split("\n")[0])?.[1] ?? "")
+  .split(" ")
+  .filter(Boolean);
 
 function getJson(port, path) {
   return new Promise((resolve, reject) => {
@@ -35,7 +40,11 @@ function getJson(port, path) {
   });
 }
 
-async function measure(revisions, perRevision) {
+/** How many requests the process on `port` holds: the activator's queued count, or the floor's /count. */
+const heldCount = (port, bare) =>
+  bare ? getJson(port, "/count") : getJson(port, "/v1/status").then((s) => s.queued ?? 0);
+
+async function measure(revisions, perRevision, bare = false) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-act-queued-"));
   const file = join(dir, "revisions.json");
   const revs = Array.from({ length: revisions }, (_, i) => ({
@@ -47,7 +56,10 @@ async function measure(revisions, perRevision) {
   }));
   writeFileSync(file, JSON.stringify(revs));
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, "--host", "127.0.0.1", "--port", String(port)], {
+  const args = bare
+    ? [...binFlags, floorBin, String(port)]
+    : [...binFlags, bin, "--host", "127.0.0.1", "--port", String(port)];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, THAW_REVISIONS_FILE: file },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -55,7 +67,7 @@ async function measure(revisions, perRevision) {
   try {
     for (let i = 0; i < 100; i++) {
       if (
-        await getJson(port, "/v1/status").then(
+        await heldCount(port, bare).then(
           () => true,
           () => false,
         )
@@ -69,7 +81,7 @@ async function measure(revisions, perRevision) {
       peakKiB = Math.max(peakKiB, rssKiB(child.pid));
     }, 100);
     const total = revisions * perRevision;
-    const before = (await getJson(port, "/v1/status")).queued ?? 0;
+    const before = await heldCount(port, bare);
     for (let i = 0; i < total; i++) {
       const rev = revs[i % revisions];
       const req = http.get({
@@ -90,7 +102,7 @@ async function measure(revisions, perRevision) {
     let queued = 0;
     for (let i = 0; i < 600 && queued < total; i++) {
       await sleep(100);
-      queued = ((await getJson(port, "/v1/status")).queued ?? 0) - before;
+      queued = (await heldCount(port, bare)) - before;
     }
     await sleep(1000);
     peakKiB = Math.max(peakKiB, rssKiB(child.pid));
@@ -108,7 +120,9 @@ async function measure(revisions, perRevision) {
   }
 }
 
-console.log("activator: queued requests held across cold revisions (no pods), RSS of the activator process");
+console.log(
+  `activator: queued requests held across cold revisions (no pods), RSS of the activator process (node ${binFlags.join(" ")})`,
+);
 const points = [];
 for (const r of (process.env.REVS ?? "10,100,1000").split(",").map(Number)) {
   const m = await measure(r, 10);
@@ -121,5 +135,12 @@ for (const r of (process.env.REVS ?? "10,100,1000").split(",").map(Number)) {
     console.log(`  (only ${m.queued} of ${m.total} queued: the figure is not for ${m.total})`);
 }
 curve("peak RSS MB by queued requests (1x, 10x, 100x)", points, "MB");
+// The floor: what 10,000 held connections cost a bare node:http server (same V8 flags) that does nothing else.
+const floor = await measure(1000, 10, true);
+console.log(
+  `  floor, a bare node:http server holding ${floor.queued} of ${floor.total}: RSS idle ${floor.idleMiB.toFixed(1)} MB, ` +
+    `holding ${floor.heldMiB.toFixed(1)} MB, peak ${floor.peakMiB.toFixed(1)} MB ` +
+    `(activator ${points.at(-1)[1].toFixed(1)} MB, ${(((points.at(-1)[1] - floor.peakMiB) * 1024) / floor.total).toFixed(1)} KB per request above it)`,
+);
 const last = points.at(-1);
 verdict("activator holding 10,000 queued / 1,000 cold revisions (peak RSS)", last[1], "<", 200, "MB");

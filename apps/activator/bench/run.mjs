@@ -9,6 +9,7 @@
 //   THAW_BENCH_QUICK=1 npm run bench    shorter
 // Needs wrk and taskset. Loopback only; child processes run in their own groups and are killed by PID.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +35,11 @@ const DUR = QUICK ? 2 : 4;
 const ROUNDS = QUICK ? 1 : 3;
 const ACTIVATIONS = QUICK ? 15 : 40;
 const PIN = canPin();
+// The activator runs as its shebang would (`env -S node <V8 flags>`): the deployed settings.
+const MAIN = join(DIST, "node", "main.js");
+const MAIN_FLAGS = (/^#!\S*env -S node(.*)$/.exec(readFileSync(MAIN, "utf8").split("\n")[0])?.[1] ?? "")
+  .split(" ")
+  .filter(Boolean);
 const REV = { namespace: "bench", name: "bench-00001" };
 const REV_HEADERS = {
   "Knative-Serving-Namespace": REV.namespace,
@@ -62,14 +68,10 @@ async function warmPath() {
   const [pb, pa, ph] = [await freePort(), await freePort(), await freePort()];
   const backend = start("backend", [join(HERE, "backend.mjs"), String(pb)]);
   await waitPort(pb, backend);
-  const activator = start(
-    "activator",
-    [join(DIST, "node", "main.js"), "--host", "127.0.0.1", "--port", String(pa)],
-    {
-      THAW_REVISIONS: JSON.stringify([{ ...REV, endpoints: [`127.0.0.1:${pb}`] }]),
-      THAW_DRAIN_DELAY_MS: "0",
-    },
-  );
+  const activator = start("activator", [...MAIN_FLAGS, MAIN, "--host", "127.0.0.1", "--port", String(pa)], {
+    THAW_REVISIONS: JSON.stringify([{ ...REV, endpoints: [`127.0.0.1:${pb}`] }]),
+    THAW_DRAIN_DELAY_MS: "0",
+  });
   const proxy = start("http-proxy", [join(HERE, "http-proxy.mjs"), String(ph), String(pb)]);
   await waitPort(pa, activator);
   await waitPort(ph, proxy);

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=8 --max-semi-space-size=8 --initial-old-space-size=8
 // Committed executable entry point: npm links it at install time and it runs after a plain `tsc` build.
 // The Node server's libraries are optional peers (Workers users never load them), so name them if missing;
 // the Kubernetes client is loaded only for --config and the cluster Services.

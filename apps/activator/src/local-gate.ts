@@ -74,9 +74,10 @@ export class LocalGate implements RevisionGate {
     });
   }
 
-  async acquire(signal: AbortSignal): Promise<Lease> {
+  acquire(signal: AbortSignal): Promise<Lease> {
     if (this.#usable().length === 0) this.#beginCold();
-    return this.#lease(await this.rt.acquire(signal));
+    // A plain continuation, not an async function: a queued request holds no suspended generator here.
+    return this.rt.acquire(signal).then((t) => this.#lease(t));
   }
 
   tryAcquire(): Lease | undefined {

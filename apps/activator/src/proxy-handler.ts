@@ -185,7 +185,13 @@ function respond(
   return new Response(body, { status: upstream.status, headers });
 }
 
-function serverTiming(gate: RevisionGate, arrived: number, queuedMs: number, upstreamMs: number): string {
+/** The `Server-Timing` value of a cold or replayed answer: queued, the last cold start's phases, upstream. */
+export function serverTiming(
+  gate: RevisionGate,
+  arrived: number,
+  queuedMs: number,
+  upstreamMs: number,
+): string {
   const parts = [`queued;dur=${queuedMs}`];
   const phases = gate.lastColdStart();
   if (phases && phases.beganAt <= arrived + queuedMs) {
@@ -195,7 +201,8 @@ function serverTiming(gate: RevisionGate, arrived: number, queuedMs: number, ups
   return parts.join(", ");
 }
 
-function errorResponse(
+/** The answer to a request that got no pod: 504 on the revision timeout, else Knative's error text. */
+export function errorResponse(
   err: unknown,
   expiry: string | undefined,
   gate: RevisionGate,

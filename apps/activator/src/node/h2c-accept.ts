@@ -31,14 +31,20 @@ export function acceptH2c(
   server.removeAllListeners("connection");
   server.on("connection", (socket: Socket) => {
     silent.add(socket);
-    const onSilent = () => socket.destroy();
-    socket.setTimeout(server.headersTimeout || 60_000);
-    socket.once("timeout", onSilent);
-    socket.once("close", () => silent.delete(socket));
+    // A plain timer dropped after the first byte: socket.setTimeout(0) would keep its Timeout and a bound
+    // function on every held connection (issue 19: 10,000 held requests).
+    let timer: NodeJS.Timeout | undefined = setTimeout(
+      () => socket.destroy(),
+      server.headersTimeout || 60_000,
+    );
+    socket.once("close", () => {
+      clearTimeout(timer);
+      silent.delete(socket);
+    });
     socket.once("data", (chunk: Buffer) => {
       silent.delete(socket);
-      socket.setTimeout(0);
-      socket.off("timeout", onSilent);
+      clearTimeout(timer);
+      timer = undefined;
       socket.pause();
       socket.unshift(chunk);
       if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) h2.emit("connection", socket);

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=8 --max-semi-space-size=8 --initial-old-space-size=8
 /**
  * `thaw-activator`: the Node activator. Configuration comes from flags and THAW_* variables (README);
  * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.

@@ -167,7 +167,7 @@ export async function startActivator(
           { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
           pool.agent,
           slow,
-          (key) => telemetry.replayed(key),
+          telemetry,
         )
       : () => false;
   const limits = headTimeouts(config.headersTimeoutMs);
