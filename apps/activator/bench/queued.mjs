@@ -5,15 +5,33 @@
 // requests to its request path (one connection each, Knative's revision headers), spread evenly. Once the
 // activator's GET /v1/status counts all Q queued, its RSS is read from /proc (peak sampled every 100 ms).
 // Curve: Q = 100, 1,000, 10,000 (R = 10, 100, 1,000); verdict: 10,000 queued over 1,000 revisions < 200 MB.
-// Env: REVS=10,100 picks the revision counts; HEAP_SNAPSHOT=<ms> sends the activator SIGUSR2 once all are
-// queued and waits that long (run with NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2 to get the snapshot).
+// Env: REVS=10,100 picks the revision counts. After a MISS (or with THAW_BENCH_PROFILE=always) the largest
+// case runs once more and the activator writes a heap snapshot while it holds every request; the bench
+// prints its live bytes by constructor per held request (bench-results/profiles/).
 // THAW_BENCH_QUICK=1 changes nothing (the run is short already).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { curve, freePort, sleep, verdict } from "@thaw/bench-kit";
+import {
+  curve,
+  freePort,
+  printHeapSnapshot,
+  profileDir,
+  shouldProfile,
+  sleep,
+  verdict,
+} from "@thaw/bench-kit";
 import { rssKiB } from "@thaw/bench-kit/rss";
 
 const bin = new URL("../bin/thaw-activator.mjs", import.meta.url).pathname;
@@ -44,7 +62,30 @@ function getJson(port, path) {
 const heldCount = (port, bare) =>
   bare ? getJson(port, "/count") : getJson(port, "/v1/status").then((s) => s.queued ?? 0);
 
-async function measure(revisions, perRevision, bare = false) {
+/** Signals `child` to write a heap snapshot into `dir`, waits until it is complete (bounded), moves it to `to`. */
+async function takeSnapshot(child, dir, to) {
+  child.kill("SIGUSR2");
+  let last = -1;
+  for (let i = 0; i < 120; i++) {
+    await sleep(500);
+    const f = readdirSync(dir).find((n) => n.endsWith(".heapsnapshot"));
+    const size = f ? statSync(join(dir, f)).size : -1;
+    // V8 writes the file in one go: a size that held still for half a second is the whole file.
+    if (f && size > 0 && size === last) {
+      renameSync(join(dir, f), to);
+      return;
+    }
+    last = size;
+  }
+  console.log("  (no complete heap snapshot within 60 s)");
+}
+
+/**
+ * Starts the activator (or the bare floor) over `revisions` cold revisions, holds `perRevision` requests on
+ * each, and measures its RSS. With `snapshot`, the process writes a V8 heap snapshot there once it holds
+ * them all.
+ */
+async function measure(revisions, perRevision, bare = false, snapshot = undefined) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-act-queued-"));
   const file = join(dir, "revisions.json");
   const revs = Array.from({ length: revisions }, (_, i) => ({
@@ -56,9 +97,10 @@ async function measure(revisions, perRevision, bare = false) {
   }));
   writeFileSync(file, JSON.stringify(revs));
   const port = await freePort();
+  const snapFlags = snapshot ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${dir}`] : [];
   const args = bare
-    ? [...binFlags, floorBin, String(port)]
-    : [...binFlags, bin, "--host", "127.0.0.1", "--port", String(port)];
+    ? [...binFlags, ...snapFlags, floorBin, String(port)]
+    : [...binFlags, ...snapFlags, bin, "--host", "127.0.0.1", "--port", String(port)];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, THAW_REVISIONS_FILE: file },
     stdio: ["ignore", "ignore", "inherit"],
@@ -107,10 +149,7 @@ async function measure(revisions, perRevision, bare = false) {
     await sleep(1000);
     peakKiB = Math.max(peakKiB, rssKiB(child.pid));
     const heldKiB = rssKiB(child.pid);
-    if (process.env.HEAP_SNAPSHOT) {
-      child.kill("SIGUSR2");
-      await sleep(Number(process.env.HEAP_SNAPSHOT));
-    }
+    if (snapshot) await takeSnapshot(child, dir, snapshot);
     clearInterval(sampler);
     return { total, queued, idleMiB: idleKiB / 1024, heldMiB: heldKiB / 1024, peakMiB: peakKiB / 1024 };
   } finally {
@@ -143,4 +182,21 @@ console.log(
     `(activator ${points.at(-1)[1].toFixed(1)} MB, ${(((points.at(-1)[1] - floor.peakMiB) * 1024) / floor.total).toFixed(1)} KB per request above it)`,
 );
 const last = points.at(-1);
-verdict("activator holding 10,000 queued / 1,000 cold revisions (peak RSS)", last[1], "<", 200, "MB");
+const pass = verdict(
+  "activator holding 10,000 queued / 1,000 cold revisions (peak RSS)",
+  last[1],
+  "<",
+  200,
+  "MB",
+);
+if (shouldProfile(pass)) {
+  // Where the memory goes: the largest case again, with a heap snapshot taken while it holds them all.
+  const revisions = Math.max(...(process.env.REVS ?? "10,100,1000").split(",").map(Number));
+  mkdirSync(profileDir(), { recursive: true });
+  const file = join(profileDir(), "activator-queued.heapsnapshot");
+  const m = await measure(revisions, 10, false, file);
+  printHeapSnapshot("activator holding queued requests", file, {
+    top: 15,
+    per: { count: m.queued || m.total, what: "held request" },
+  });
+}

@@ -7,6 +7,7 @@ export {
   printCpuProfile,
   printHeapSnapshot,
   profileDir,
+  profileServer,
   shouldProfile,
 } from "./profile.mjs";
 export { sleep } from "./sleep.mjs";

@@ -9,7 +9,7 @@
 //
 // Whether a bench profiles at all: THAW_BENCH_PROFILE = "miss" (default: only after a MISS), "always", or
 // "never". Profiles are kept under <repo>/bench-results/profiles/ to open in Chrome DevTools.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -203,4 +203,38 @@ export function printHeapSnapshot(label, file, opts = {}) {
     );
   }
   return summary;
+}
+
+/**
+ * Profiles one server under load and prints where its time went: `startServer(nodeFlags)` starts it with
+ * the profile flags in front of its script (a `startGroup` server), `drive(server)` loads it (e.g. one wrk
+ * run), then it gets SIGTERM, and V8 writes the profile as it exits (within 10 s, else it is killed and
+ * the line says there is no profile).
+ * @param {string} label
+ * @param {(nodeFlags: string[]) => import("./groups.mjs").GroupServer | Promise<import("./groups.mjs").GroupServer>} startServer
+ * @param {(server: import("./groups.mjs").GroupServer) => Promise<unknown>} drive
+ */
+export async function profileServer(label, startServer, drive) {
+  const { args, file } = cpuProfileArgs(label);
+  rmSync(file, { force: true });
+  const server = await startServer(args);
+  try {
+    await drive(server);
+  } finally {
+    await new Promise((resolve) => {
+      if (server.proc.exitCode !== null || server.proc.signalCode !== null) return resolve(undefined);
+      const timer = setTimeout(() => {
+        try {
+          if (server.pid) process.kill(-server.pid, "SIGKILL");
+        } catch {}
+        resolve(undefined);
+      }, 10_000);
+      server.proc.once("exit", () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+      server.proc.kill("SIGTERM");
+    });
+  }
+  return printCpuProfile(label, file);
 }
