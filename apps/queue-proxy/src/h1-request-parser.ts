@@ -165,7 +165,8 @@ export class H1RequestParser extends H1MessageParser {
     const minor = http1Minor(buf, sp2 + 1, eol);
     if (minor < 0) {
       const version = buf.toString("latin1", sp2 + 1, eol);
-      if (version.startsWith(" ")) throw this.error("more than one space before the version is not supported");
+      if (version.startsWith(" "))
+        throw this.error("more than one space before the version is not supported");
       if (/^HTTP\/\d\.\d$/.test(version)) throw this.error(`HTTP version ${version} not supported`, 505);
       throw this.badRequestLine(buf, eol);
     }
