@@ -4,6 +4,7 @@
 //
 //   node bench/ab.mjs --qp base=bench-results/base/main.js --qp new=dist/main.js --rounds 5
 //   node bench/ab.mjs --qp new=dist/main.js --conns 1 --rounds 7 --duration 5
+//   node bench/ab.mjs --qp qp=dist/main.js --qp qp-st=dist/main.js,--single-threaded --c1 5000
 //
 // Each round measures every target once per connection count, in a rotated order; the table gives the
 // median over rounds and, for c=1, the added latency over the direct backend measured in the same round.
@@ -72,8 +73,10 @@ const qpEnv = (port) => ({
 const targets = [{ name: "direct", port: B }];
 let port = B + 1;
 for (const spec of opt.qp) {
-  const [name, main] = spec.split("=");
-  targets.push({ name, port: port++, main: resolve(main) });
+  // name=path[,node-flag...]: flags for this build only (e.g. qp-st=dist/main.js,--single-threaded).
+  const [name, rest] = spec.split("=");
+  const [main, ...flags] = rest.split(",");
+  targets.push({ name, port: port++, main: resolve(main), flags });
 }
 if (!opt["no-peers"]) {
   targets.push({ name: "nginx", port: port++ });
@@ -100,7 +103,7 @@ for (const t of targets) {
   const start = (cmd, args, env = {}) => startGroup(t.name, cmd, args, { env, cpu: SERVER_CPU });
   if (t.name === "direct")
     t.child = start(process.execPath, [join(HERE, "servers", "backend.mjs"), String(B)]);
-  else if (t.main) t.child = start(process.execPath, [...flagsOf(t.main), ...extra, t.main], qpEnv(t.port));
+  else if (t.main) t.child = start(process.execPath, [...flagsOf(t.main), ...extra, ...t.flags, t.main], qpEnv(t.port));
   else if (t.name === "nginx") {
     writeFileSync(join(work, "nginx.conf"), nginxArgs(t.port));
     t.child = start("nginx", ["-p", work, "-c", join(work, "nginx.conf")]);
