@@ -84,15 +84,15 @@ if (!opt["no-peers"]) {
 }
 
 const work = join(HERE, "..", "bench-results", `ab-nginx-${process.pid}`);
-function nginxArgs(p) {
-  const conf = `worker_processes 1; daemon off; pid ${work}/nginx.pid; error_log stderr error;
+/** nginx.conf for one worker proxying port `p` to the backend (as run.mjs's nginx target). */
+function nginxConf(p) {
+  return `worker_processes 1; daemon off; pid ${work}/nginx.pid; error_log stderr error;
 events { worker_connections 4096; }
 http { access_log off; client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy;
   fastcgi_temp_path ${work}/fcgi; uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
   upstream app { server 127.0.0.1:${B}; keepalive 256; }
   server { listen 127.0.0.1:${p}; keepalive_requests 1000000;
     location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; } } }`;
-  return conf;
 }
 
 mkdirSync(work, { recursive: true });
@@ -103,9 +103,10 @@ for (const t of targets) {
   const start = (cmd, args, env = {}) => startGroup(t.name, cmd, args, { env, cpu: SERVER_CPU });
   if (t.name === "direct")
     t.child = start(process.execPath, [join(HERE, "servers", "backend.mjs"), String(B)]);
-  else if (t.main) t.child = start(process.execPath, [...flagsOf(t.main), ...extra, ...t.flags, t.main], qpEnv(t.port));
+  else if (t.main)
+    t.child = start(process.execPath, [...flagsOf(t.main), ...extra, ...t.flags, t.main], qpEnv(t.port));
   else if (t.name === "nginx") {
-    writeFileSync(join(work, "nginx.conf"), nginxArgs(t.port));
+    writeFileSync(join(work, "nginx.conf"), nginxConf(t.port));
     t.child = start("nginx", ["-p", work, "-c", join(work, "nginx.conf")]);
   } else
     t.child = start(process.env.KN_QUEUE_BIN, [], {
