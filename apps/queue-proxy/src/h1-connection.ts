@@ -62,7 +62,8 @@ export class H1Connection implements RequestEvents {
   /** All buffered bytes as one buffer (a copy only when several reads wait). */
   private takeBuffered(): Buffer {
     const data = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
-    this.buffered = [];
+    // Emptied in place: a new array per read is garbage on the hot path.
+    this.buffered.length = 0;
     this.bufferedBytes = 0;
     return data;
   }

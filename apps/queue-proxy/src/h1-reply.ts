@@ -107,8 +107,8 @@ export class H1Reply implements Downstream {
     // The head is copied out now (raw fields are a view of a shared read buffer). A small body of known
     // length gets room behind it, so head and body leave in one write without another copy.
     const headLength = line.length + (raw === null ? fields.length : raw.rawLength) + tail.length;
-    const room =
-      this.framing === LENGTH && Number(this.responseLength) <= BODY_ROOM ? Number(this.responseLength) : 0;
+    const length = this.framing === LENGTH ? Number(this.responseLength) : 0;
+    const room = length <= BODY_ROOM ? length : 0;
     const head = Buffer.allocUnsafe(headLength + room);
     let at = head.write(line, 0, "latin1");
     at = raw === null ? at + head.write(fields, at, "latin1") : raw.copyTo(head, at);
@@ -125,7 +125,9 @@ export class H1Reply implements Downstream {
     this.head = null;
     if (head !== null && this.framing === LENGTH && head.length - this.headLength >= chunk.length) {
       chunk.copy(head, this.headLength);
-      return this.conn.socket.write(head.subarray(0, this.headLength + chunk.length));
+      // The room is the whole body's size: a body that came in one piece fills it exactly.
+      const whole = this.headLength + chunk.length;
+      return this.conn.socket.write(whole === head.length ? head : head.subarray(0, whole));
     }
     return this.conn.send(
       head === null ? null : head.subarray(0, this.headLength),

@@ -42,6 +42,23 @@ const ABSOLUTE_FORM = /^[A-Za-z]+:\/\/[A-Za-z0-9\-._~!$&'()*+,;=:@[\]%]*(?:[/?][
 /** Largest request head accepted: Go's `DefaultMaxHeaderBytes`, which Knative's queue-proxy keeps. */
 export const MAX_REQUEST_HEAD_BYTES = 1 << 20;
 
+/** "HTTP" and "/1.1" as big-endian 32-bit words. */
+const HTTP = 0x48545450;
+const SLASH_1_DOT = 0x2f312e00;
+
+/** 1 for `HTTP/1.1`, 0 for `HTTP/1.0` in `buf[from, to)`, -1 for anything else. */
+function http1Minor(buf: Buffer, from: number, to: number): number {
+  if (to - from !== 8 || buf.readUInt32BE(from) !== HTTP) return -1;
+  const rest = buf.readUInt32BE(from + 4);
+  if (rest === (SLASH_1_DOT | 0x31)) return 1;
+  return rest === (SLASH_1_DOT | 0x30) ? 0 : -1;
+}
+
+/** The method in `buf[0, sp)` is `GET` (most requests: no string is made for it). */
+function isGet(buf: Buffer, sp: number): boolean {
+  return sp === 3 && buf[0] === 0x47 && buf[1] === 0x45 && buf[2] === 0x54;
+}
+
 /** Parses one request at a time; `start` arms it for the next. */
 export class H1RequestParser extends H1MessageParser {
   method = "";
@@ -144,18 +161,21 @@ export class H1RequestParser extends H1MessageParser {
       const b = buf[i] as number;
       if (b <= 0x20 || b >= 0x7f) throw this.badRequestLine(buf, eol);
     }
-    const version = buf.toString("latin1", sp2 + 1, eol);
-    if (version.startsWith(" ")) throw this.error("more than one space before the version is not supported");
-    if (version !== "HTTP/1.1" && version !== "HTTP/1.0") {
+    // The two versions served are compared as bytes; a string is made only to say what else came.
+    const minor = http1Minor(buf, sp2 + 1, eol);
+    if (minor < 0) {
+      const version = buf.toString("latin1", sp2 + 1, eol);
+      if (version.startsWith(" "))
+        throw this.error("more than one space before the version is not supported");
       if (/^HTTP\/\d\.\d$/.test(version)) throw this.error(`HTTP version ${version} not supported`, 505);
       throw this.badRequestLine(buf, eol);
     }
-    const method = buf.toString("latin1", 0, sp1);
+    const method = isGet(buf, sp1) ? "GET" : buf.toString("latin1", 0, sp1);
     if (method === "CONNECT") throw this.error("CONNECT is not supported", 405);
     if (method !== "GET" && method !== "POST" && !KNOWN_METHODS.has(method)) {
       throw this.error(`unknown method ${JSON.stringify(method)}`);
     }
-    this.http10 = version === "HTTP/1.0";
+    this.http10 = minor === 0;
     this.target = buf.toString("latin1", sp1 + 1, sp2);
     // Origin-form and `*` as llhttp reads them; absolute-form only in the shape its URL parser takes for sure.
     const first = buf[sp1 + 1];
