@@ -1,7 +1,7 @@
 // Where the time (or the memory) goes, for a figure that missed its target (issue 19 asks a profile for
 // every MISS). A bench starts the process it measures once more with `cpuProfileArgs(label)` in front of
-// its script, drives the same load, stops it (SIGTERM: the process must exit through process.exit so V8
-// writes the profile), and prints `printCpuProfile(label, file)`:
+// its script, drives the same load, stops it (SIGINT: the process must exit through process.exit so V8
+// writes the profile), and prints `printCpuProfile(label, file)` (`profileServer` does all four):
 //
 //   profile thaw-queue-proxy c=64 (1,842 ms busy of 4,020 ms; idle 54%)
 //     31.2%  (native) writeBuffer / writev / ...           the sockets
@@ -208,8 +208,8 @@ export function printHeapSnapshot(label, file, opts = {}) {
 /**
  * Profiles one server under load and prints where its time went: `startServer(nodeFlags)` starts it with
  * the profile flags in front of its script (a `startGroup` server), `drive(server)` loads it (e.g. one wrk
- * run), then it gets SIGTERM, and V8 writes the profile as it exits (within 10 s, else it is killed and
- * the line says there is no profile).
+ * run), then it gets SIGINT (servers end at once on it, where SIGTERM may start a long drain), and V8
+ * writes the profile as it exits (within 10 s, else it is killed and the line says there is no profile).
  * @param {string} label
  * @param {(nodeFlags: string[]) => import("./groups.mjs").GroupServer | Promise<import("./groups.mjs").GroupServer>} startServer
  * @param {(server: import("./groups.mjs").GroupServer) => Promise<unknown>} drive
@@ -233,7 +233,7 @@ export async function profileServer(label, startServer, drive) {
         clearTimeout(timer);
         resolve(undefined);
       });
-      server.proc.kill("SIGTERM");
+      server.proc.kill("SIGINT");
     });
   }
   return printCpuProfile(label, file);
