@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ColdStartRecord, ScaleRecord } from "@thaw/protocol";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "./support/stack-harness.js";
-import { markedPids, Up, until } from "./support/up-process.js";
+import { startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const helloApp = join(here, "../../../examples/hello/server.mjs");
@@ -34,17 +33,15 @@ interface PageState {
 }
 
 describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold start, burst, back to zero)", () => {
-  const marker = `thaw-dash-${process.pid}-${Date.now()}`;
-  const dir = mkdtempSync(join(tmpdir(), "thaw-dash-"));
+  let run: UpRun;
   let up: Up;
   let browser: Browser;
   let page: Page;
   const requested: string[] = [];
 
   beforeAll(async () => {
-    const config = join(dir, "thaw.config.yaml");
-    writeFileSync(
-      config,
+    run = await startUp(
+      "thaw-dash",
       [
         "listen: 127.0.0.1:0",
         `token: ${TOKEN}`,
@@ -61,10 +58,10 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
         "    run:",
         `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
         '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "400" }',
-      ].join("\n"),
+      ],
+      ["--log-format", "json"],
     );
-    up = new Up(config, marker, ["--log-format", "json"]);
-    await up.ready();
+    up = run.up;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("request", (r) => requested.push(r.url()));
@@ -72,12 +69,7 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
 
   afterAll(async () => {
     await browser?.close();
-    if (up && up.proc.exitCode === null) {
-      up.proc.kill("SIGKILL");
-      await up.exited();
-    }
-    for (const pid of markedPids(marker)) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await run?.dispose();
   });
 
   // Expressions as strings: this package's TypeScript has no DOM library.

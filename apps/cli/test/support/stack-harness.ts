@@ -40,13 +40,20 @@ export function echoConfig(extra: string[] = [], service: string[] = []): string
     ...extra,
     "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 30s }",
     "services:",
+    ...echoService(["    timeoutSeconds: 30", ...service]),
+  ];
+}
+
+/** The echo service's entry under `services:` (`service` lines indented as its keys; `env` its app's). */
+export function echoService(service: string[] = [], env?: Record<string, string>): string[] {
+  return [
     "  - name: echo",
     "    hosts: [echo.localhost]",
-    "    timeoutSeconds: 30",
     "    readinessProbe: { httpGet: { path: /healthz } }",
     ...service,
     "    run:",
     `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+    ...(env ? [`      env: ${JSON.stringify(env)}`] : []),
   ];
 }
 
