@@ -1,4 +1,5 @@
-import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
+import { idOf, oneSpan as one, parentOf } from "@thaw/bench-kit/spans";
 import { startTracing } from "@thaw/protocol/otel";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultRevisionConfig } from "../src/node/config.js";
@@ -54,17 +55,6 @@ async function tracer() {
   cleanup.push(() => t.shutdown());
   return { tracer: t.tracer, exporter };
 }
-
-function one(all: ReadableSpan[], name: string): ReadableSpan {
-  const found = all.filter((s) => s.name === name);
-  expect(
-    found.map((s) => s.name),
-    `exactly one ${name} span`,
-  ).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
-const idOf = (s: ReadableSpan) => s.spanContext().spanId;
 
 describe("activator spans", () => {
   it("a request found cold: queue holds the cold start's scale and probe phases, the forward's context reaches the pod", async () => {

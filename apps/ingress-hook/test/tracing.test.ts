@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
 import { type OtlpReceiver, startOtlpReceiver } from "@thaw/bench-kit/otlp";
+import { eventually, idOf, oneSpan, parentOf } from "@thaw/bench-kit/spans";
 import { type RunningTracing, startTracing } from "@thaw/protocol/otel";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
@@ -104,29 +105,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-/** Waits (bounded) until `pick` finds something; the queue-proxy's batch goes out every 50 ms. */
-async function eventually<T>(what: string, pick: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The one span named `name` in the client's trace (nginx's own readiness check makes traces of its own). */
-function one(spans: ReadableSpan[], name: string): ReadableSpan {
-  const found = spans.filter((s) => s.name === name && s.spanContext().traceId === CLIENT_TRACE);
-  expect(
-    found.map((s) => s.name),
-    `exactly one ${name} span`,
-  ).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-
-const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
-const idOf = (s: ReadableSpan) => s.spanContext().spanId;
+const one = (spans: ReadableSpan[], name: string) => oneSpan(spans, name, CLIENT_TRACE);
 
 describe("OpenTelemetry traces across nginx -> hook -> activator -> queue-proxy -> app", () => {
   it("a cold request makes one trace: each hop a child of the context it received, the app gets it too", async () => {
