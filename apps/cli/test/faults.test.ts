@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { echoService, type Reply, request } from "./support/stack-harness.js";
+import { echoService, type Reply, request, untilAnswered } from "./support/stack-harness.js";
 import { appPids, envOf, podPids, startUp, type UpRun, until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
@@ -54,7 +54,7 @@ describe("thaw up process faults (real processes)", () => {
       dir,
     } = await up(["timeoutSeconds: 30", "autoscaling: { min-scale: 2, max-scale: 2 }"]);
     await until(() => appPids(marker).length === 2, 30_000, "2 apps started");
-    await until(async () => (await send(u.url, { headers: host })).status === 200, 30_000, "a pod to answer");
+    await untilAnswered(u.url, host, "a pod to answer");
     const file = join(dir, "arrived.log");
     // GET, POST, and POST with an Idempotency-Key, each long enough to be at an app when it dies.
     const kinds = ["GET", "POST", "POST+key"] as const;
@@ -159,7 +159,7 @@ describe("thaw up process faults (real processes)", () => {
     );
     // Each app's readiness alternates every 700 ms; the two pods start at different moments.
     await until(() => appPids(marker).length === 2, 30_000, "2 apps started");
-    await until(async () => (await send(u.url, { headers: host })).status === 200, 30_000, "a pod to answer");
+    await untilAnswered(u.url, host, "a pod to answer");
     const replies: Reply[] = [];
     const t0 = Date.now();
     // About 6 s of traffic in waves, across several ready / not-ready periods of both pods.

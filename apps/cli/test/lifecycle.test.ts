@@ -3,7 +3,7 @@
  * Pods carry a per-test marker in their environment; /proc tells which of them are still alive.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { echoService, type Reply, request } from "./support/stack-harness.js";
+import { echoService, type Reply, request, untilAnswered } from "./support/stack-harness.js";
 import { appPids, markedPids, podPids, startUp, stateOf, type UpRun, until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
@@ -26,11 +26,7 @@ async function up(scale: number): Promise<UpRun> {
   const { up: u, marker } = run;
   // Each pod is two processes (app and queue-proxy).
   await until(() => podPids(marker).length === 2 * scale, 30_000, `${scale} pod(s) started`);
-  await until(
-    async () => (await request(u.url, { headers: host }).catch(() => ({ status: 0 }))).status === 200,
-    30_000,
-    "a pod to answer",
-  );
+  await untilAnswered(u.url, host, "a pod to answer");
   return run;
 }
 

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Stack, type StackOptions, startStack } from "../../src/stack.js";
 import { loadAndCheck } from "../../src/validate.js";
+import { until } from "./up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The echo app (JSON of what it received; websocket echo). */
@@ -91,4 +92,16 @@ export function request(
     req.on("error", reject);
     req.end(opts.body);
   });
+}
+
+/**
+ * Waits until a GET of `base` with `headers` (its Host picks the service) is answered 200, 30 s at most:
+ * a transport error counts as not yet. Resolves with how long that took.
+ */
+export function untilAnswered(base: string, headers: Record<string, string>, what: string): Promise<number> {
+  return until(
+    async () => (await request(base, { headers }).catch(() => ({ status: 0 }))).status === 200,
+    30_000,
+    what,
+  );
 }
