@@ -2,8 +2,9 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ColdStartRecord, ScaleRecord } from "@thaw/protocol";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./support/chromium.js";
 import { request } from "./support/stack-harness.js";
 import { startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
@@ -13,16 +14,6 @@ const helloApp = join(here, "../../../examples/hello/server.mjs");
 const SCREENSHOTS = join(here, "../../../artifacts/screenshots");
 const TOKEN = "dashboard-browser-token-0123456789";
 const HOST = { host: "hello.localhost" };
-// No sandbox as root, and no background networking on a closed network.
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PHASES = ["queued", "scaleDecision", "podStarted", "firstReady", "firstByte"];
 
 /** What the page's script holds (window.thawDashboard). */
@@ -62,7 +53,7 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
       ["--log-format", "json"],
     );
     up = run.up;
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("request", (r) => requested.push(r.url()));
   });
