@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultRevisionConfig } from "../src/node/config.js";
 import { type ActivatorOverrides, startActivator } from "../src/node/server.js";
 import { StaticEndpointSource } from "../src/static-sources.js";
+import { testActivatorConfig } from "./activator-config.js";
 import { type Backend, startBackend } from "./backends.js";
 
 // The Node activator alone with real loopback backends (stand-ins for a pod's queue-proxy): the spans of a
@@ -22,20 +23,7 @@ afterEach(async () => {
 });
 
 async function start(o: ActivatorOverrides, endpoints: string[] = []) {
-  const a = await startActivator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      token: undefined,
-      autoscalerUrl: undefined,
-      podName: "test-activator",
-      drainDelayMs: 0,
-      drainTimeoutMs: 1000,
-      metricsPath: "/metrics",
-      revisions: [{ ...KEY, ...defaultRevisionConfig, endpoints }],
-    },
-    o,
-  );
+  const a = await startActivator(testActivatorConfig([{ ...KEY, ...defaultRevisionConfig, endpoints }]), o);
   cleanup.push(() => a.close());
   return a;
 }
