@@ -5,11 +5,10 @@ import type { ColdStartRecord, ScaleRecord } from "@thaw/protocol";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./support/chromium.js";
-import { request } from "./support/stack-harness.js";
+import { appService, helloApp, request } from "./support/stack-harness.js";
 import { startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 /** CI keeps this folder as artifacts (.ci/run prints where it is). */
 const SCREENSHOTS = join(here, "../../../artifacts/screenshots");
 const TOKEN = "dashboard-browser-token-0123456789";
@@ -40,15 +39,16 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
         "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 2s }",
         "drain: { quietPeriod: 100ms }",
         "services:",
-        "  - name: hello",
-        "    hosts: [hello.localhost]",
-        "    containerConcurrency: 1",
-        "    timeoutSeconds: 30",
-        "    readinessProbe: { httpGet: { path: /healthz } }",
-        "    autoscaling: { target: 1, max-scale: 3 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-        '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "400" }',
+        ...appService(
+          "hello",
+          helloApp,
+          [
+            "    containerConcurrency: 1",
+            "    timeoutSeconds: 30",
+            "    autoscaling: { target: 1, max-scale: 3 }",
+          ],
+          { STARTUP_DELAY_MS: "300", WORK_MS: "400" },
+        ),
       ],
       ["--log-format", "json"],
     );

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appService, helloApp } from "./support/stack-harness.js";
 import { markedPids, startUp, type UpRun, until } from "./support/up-process.js";
 
 /**
@@ -14,7 +15,6 @@ import { markedPids, startUp, type UpRun, until } from "./support/up-process.js"
  * probe and stats over 9090's protobuf Stat, or the cold request below never gets an answer.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 const queueProxyBin = join(here, "../../queue-proxy/bin/thaw-queue-proxy.mjs");
 const FIXED_PORTS = [8022, 9090, 9091];
 const GRACE_S = 2;
@@ -72,16 +72,13 @@ describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env
         `  stable-window: ${STABLE_S}s`,
         `  scale-to-zero-grace-period: ${GRACE_S}s`,
         "services:",
-        "  - name: hello",
-        "    hosts: [hello.localhost]",
-        "    containerConcurrency: 2",
-        "    timeoutSeconds: 20",
-        "    readinessProbe: { httpGet: { path: /healthz } }",
-        "    autoscaling: { max-scale: 1 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-        '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "100" }',
-        `      queueProxy: { command: ${JSON.stringify(wrapper)} }`,
+        ...appService(
+          "hello",
+          helloApp,
+          ["    containerConcurrency: 2", "    timeoutSeconds: 20", "    autoscaling: { max-scale: 1 }"],
+          { STARTUP_DELAY_MS: "300", WORK_MS: "100" },
+          [`      queueProxy: { command: ${JSON.stringify(wrapper)} }`],
+        ),
       ];
     });
   });

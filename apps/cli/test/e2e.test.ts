@@ -1,11 +1,8 @@
 import http from "node:http";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appService, helloApp } from "./support/stack-harness.js";
 import { markedPids, startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 const GRACE_S = 2;
 const STABLE_S = 6;
 
@@ -60,15 +57,12 @@ describe("thaw up end to end (real processes: gateway, queue-proxies, sample app
       `  scale-to-zero-grace-period: ${GRACE_S}s`,
       "drain: { quietPeriod: 300ms }",
       "services:",
-      "  - name: hello",
-      "    hosts: [hello.localhost]",
-      "    containerConcurrency: 2",
-      "    timeoutSeconds: 20",
-      "    readinessProbe: { httpGet: { path: /healthz } }",
-      "    autoscaling: { max-scale: 4 }",
-      "    run:",
-      `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-      '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "150" }',
+      ...appService(
+        "hello",
+        helloApp,
+        ["    containerConcurrency: 2", "    timeoutSeconds: 20", "    autoscaling: { max-scale: 4 }"],
+        { STARTUP_DELAY_MS: "300", WORK_MS: "150" },
+      ),
     ]);
     ({ up, marker } = run);
   });

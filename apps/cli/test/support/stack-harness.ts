@@ -47,14 +47,32 @@ export function echoConfig(extra: string[] = [], service: string[] = []): string
 
 /** The echo service's entry under `services:` (`service` lines indented as its keys; `env` its app's). */
 export function echoService(service: string[] = [], env?: Record<string, string>): string[] {
+  return appService("echo", echoApp, service, env);
+}
+
+/** The sample app of examples/hello (answers `hello from <pod>`; STARTUP_DELAY_MS, WORK_MS). */
+export const helloApp = join(here, "../../../../examples/hello/server.mjs");
+
+/**
+ * A service entry under `services:` named `name` (host `<name>.localhost`, readiness on /healthz) running
+ * `node <app>`: `service` lines are its keys (indented 4), `env` its app's, `run` more keys of its run (indented 6).
+ */
+export function appService(
+  name: string,
+  app: string,
+  service: string[] = [],
+  env?: Record<string, string>,
+  run: string[] = [],
+): string[] {
   return [
-    "  - name: echo",
-    "    hosts: [echo.localhost]",
+    `  - name: ${name}`,
+    `    hosts: [${name}.localhost]`,
     "    readinessProbe: { httpGet: { path: /healthz } }",
     ...service,
     "    run:",
-    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(app)}]`,
     ...(env ? [`      env: ${JSON.stringify(env)}`] : []),
+    ...run,
   ];
 }
 
