@@ -6,16 +6,27 @@ export type Backend = Awaited<ReturnType<typeof startBackend>>;
 
 /**
  * One test backend for the whole file: started before its first test, closed after its last. Call it at
- * the top of a test file and read the result inside tests (its fields are there once beforeAll has run;
- * `seen` is the backend's own array, so it grows as requests arrive).
+ * the top of a test file and read it inside tests (reading it before beforeAll ran throws).
  */
 export function sharedBackend(): Backend {
-  const backend = {} as Backend;
+  let backend: Backend | undefined;
   beforeAll(async () => {
-    Object.assign(backend, await startBackend());
+    backend = await startBackend();
   });
   afterAll(async () => {
-    await backend.close();
+    await backend?.close();
   });
-  return backend;
+  const running = (): Backend => {
+    if (!backend) throw new Error("the shared backend is read before its beforeAll ran");
+    return backend;
+  };
+  return {
+    get port() {
+      return running().port;
+    },
+    get seen() {
+      return running().seen;
+    },
+    close: () => running().close(),
+  };
 }
