@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { LocalScaler } from "@thaw/autoscaler-service";
 import {
   type BurstResult,
   burstFigures,
@@ -19,6 +19,7 @@ import {
 import { formatRss, processTree } from "@thaw/bench-kit/rss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
+import { scaleOnFirstPoke, scalerEndpoints } from "./support/local-scaler-overrides.js";
 import { requireNginx } from "./support/nginx-process.js";
 
 // Knative's TestActivatorOverload, in the shape of this repository: 1,000 concurrent requests to a cold
@@ -50,7 +51,6 @@ beforeAll(async () => {
       drainQuietPeriodMs: 200,
     });
   }
-  const poked = new Set<string>();
   chain = await startActivatorChain({
     token: TOKEN,
     revisions: revisions.map((r) => ({
@@ -64,21 +64,8 @@ beforeAll(async () => {
     services: revisions.map((r) => ({ name: r.name, namespace: "default", hosts: [`${r.name}.localhost`] })),
     hook: { activationTimeoutMs: 30_000 },
     overrides: {
-      scaler: {
-        poke: (key) => {
-          if (poked.has(key.name)) return;
-          poked.add(key.name);
-          void scaler.scale(key, MAX_SCALE);
-        },
-      },
-      // The activator learns the scaler's pods, ready or not (it probes them itself).
-      endpoints: {
-        subscribe(key, onChange) {
-          const addresses = (pods: PodInfo[]) => pods.map((p) => p.address);
-          onChange(addresses(scaler.pods(key)));
-          return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
-        },
-      },
+      scaler: scaleOnFirstPoke(scaler, MAX_SCALE),
+      endpoints: scalerEndpoints(scaler),
     },
   });
 }, 60_000);

@@ -3,13 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { LocalScaler } from "@thaw/autoscaler-service";
 import { type OtlpReceiver, startOtlpReceiver } from "@thaw/bench-kit/otlp";
 import { eventually, idOf, oneSpan, parentOf } from "@thaw/bench-kit/spans";
 import { type RunningTracing, startTracing } from "@thaw/protocol/otel";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
 import { httpGet } from "./support/http-get.js";
+import { scalerEndpoints } from "./support/local-scaler-overrides.js";
 import { requireNginx } from "./support/nginx-process.js";
 
 // One cold request through real nginx (infra/nginx/nginx.conf, auth_request) -> the hook service -> the
@@ -80,13 +81,7 @@ async function startStack(tracing: boolean, name: string): Promise<Stack> {
     hook: { activationTimeoutMs: 30_000, ...(hookTracer ? { tracer: hookTracer } : {}) },
     overrides: {
       scaler: { poke: (key) => void scaler.scale(key, 1) },
-      endpoints: {
-        subscribe(key, onChange) {
-          const addresses = (pods: PodInfo[]) => pods.map((p) => p.address);
-          onChange(addresses(scaler.pods(key)));
-          return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
-        },
-      },
+      endpoints: scalerEndpoints(scaler),
       ...(activatorTracer ? { tracer: activatorTracer } : {}),
     },
   });
