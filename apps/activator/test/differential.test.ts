@@ -9,6 +9,7 @@ import { CORPUS, type HeaderPolicy, type Recorder, runCase, startRecorder, type 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRevisionConfig } from "../src/node/config.js";
 import { type RunningActivator, startActivator } from "../src/node/server.js";
+import { testActivatorConfig } from "./activator-config.js";
 
 /** Routed by host: <revision>.<namespace>.svc.<domain>. */
 const HOST = "hello-00001.default.svc.cluster.local";
@@ -36,24 +37,16 @@ beforeAll(async () => {
       return true;
     },
   });
-  activator = await startActivator({
-    host: "127.0.0.1",
-    port: 0,
-    token: undefined,
-    autoscalerUrl: undefined,
-    podName: "test-activator",
-    drainDelayMs: 0,
-    drainTimeoutMs: 1000,
-    metricsPath: "/metrics",
-    revisions: [
+  activator = await startActivator(
+    testActivatorConfig([
       {
         namespace: "default",
         name: "hello-00001",
         ...defaultRevisionConfig,
         endpoints: [`127.0.0.1:${pod.port}`],
       },
-    ],
-  });
+    ]),
+  );
   target = {
     name: "activator",
     port: activator.port,

@@ -10,6 +10,7 @@ import { defaultRevisionConfig, type StaticRevision } from "../src/node/config.j
 import { type ActivatorOverrides, type RunningActivator, startActivator } from "../src/node/server.js";
 import type { RevisionConfig } from "../src/ports.js";
 import { StaticEndpointSource } from "../src/static-sources.js";
+import { testActivatorConfig } from "./activator-config.js";
 import { type Backend, freePort, startBackend } from "./backends.js";
 
 const KEY = { namespace: "default", name: "hello-00001" };
@@ -27,20 +28,7 @@ async function activator(
   autoscalerUrl?: string,
 ): Promise<RunningActivator> {
   const rev: StaticRevision = { ...KEY, ...defaultRevisionConfig, ...cfg, endpoints };
-  const a = await startActivator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      token: undefined,
-      autoscalerUrl,
-      podName: "test-activator",
-      drainDelayMs: 0,
-      drainTimeoutMs: 1000,
-      metricsPath: "/metrics",
-      revisions: [rev],
-    },
-    o,
-  );
+  const a = await startActivator(testActivatorConfig([rev], { autoscalerUrl }), o);
   cleanup.push(() => a.close());
   return a;
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultRevisionConfig } from "../src/node/config.js";
 import { type RunningActivator, startActivator } from "../src/node/server.js";
+import { testActivatorConfig } from "./activator-config.js";
 import { type Backend, startBackend } from "./backends.js";
 
 const KEY = { namespace: "default", name: "hello-00001" };
@@ -16,17 +17,9 @@ afterEach(async () => {
 });
 
 async function activator(endpoints: string[], token?: string): Promise<RunningActivator> {
-  const a = await startActivator({
-    host: "127.0.0.1",
-    port: 0,
-    token,
-    autoscalerUrl: undefined,
-    podName: "test-activator",
-    drainDelayMs: 0,
-    drainTimeoutMs: 1000,
-    metricsPath: "/metrics",
-    revisions: [{ ...KEY, ...defaultRevisionConfig, endpoints }],
-  });
+  const a = await startActivator(
+    testActivatorConfig([{ ...KEY, ...defaultRevisionConfig, endpoints }], { token }),
+  );
   cleanup.push(() => a.close());
   return a;
 }

@@ -1,9 +1,11 @@
-import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
+import { idOf, oneSpan as one, parentOf } from "@thaw/bench-kit/spans";
 import { startTracing } from "@thaw/protocol/otel";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultRevisionConfig } from "../src/node/config.js";
 import { type ActivatorOverrides, startActivator } from "../src/node/server.js";
 import { StaticEndpointSource } from "../src/static-sources.js";
+import { testActivatorConfig } from "./activator-config.js";
 import { type Backend, startBackend } from "./backends.js";
 
 // The Node activator alone with real loopback backends (stand-ins for a pod's queue-proxy): the spans of a
@@ -21,20 +23,7 @@ afterEach(async () => {
 });
 
 async function start(o: ActivatorOverrides, endpoints: string[] = []) {
-  const a = await startActivator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      token: undefined,
-      autoscalerUrl: undefined,
-      podName: "test-activator",
-      drainDelayMs: 0,
-      drainTimeoutMs: 1000,
-      metricsPath: "/metrics",
-      revisions: [{ ...KEY, ...defaultRevisionConfig, endpoints }],
-    },
-    o,
-  );
+  const a = await startActivator(testActivatorConfig([{ ...KEY, ...defaultRevisionConfig, endpoints }]), o);
   cleanup.push(() => a.close());
   return a;
 }
@@ -54,17 +43,6 @@ async function tracer() {
   cleanup.push(() => t.shutdown());
   return { tracer: t.tracer, exporter };
 }
-
-function one(all: ReadableSpan[], name: string): ReadableSpan {
-  const found = all.filter((s) => s.name === name);
-  expect(
-    found.map((s) => s.name),
-    `exactly one ${name} span`,
-  ).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
-const idOf = (s: ReadableSpan) => s.spanContext().spanId;
 
 describe("activator spans", () => {
   it("a request found cold: queue holds the cold start's scale and probe phases, the forward's context reaches the pod", async () => {

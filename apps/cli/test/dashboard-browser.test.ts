@@ -1,29 +1,18 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ColdStartRecord, ScaleRecord } from "@thaw/protocol";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request } from "./support/stack-harness.js";
-import { markedPids, Up, until } from "./support/up-process.js";
+import { launchChromium } from "./support/chromium.js";
+import { appService, helloApp, request } from "./support/stack-harness.js";
+import { startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 /** CI keeps this folder as artifacts (.ci/run prints where it is). */
 const SCREENSHOTS = join(here, "../../../artifacts/screenshots");
 const TOKEN = "dashboard-browser-token-0123456789";
 const HOST = { host: "hello.localhost" };
-// No sandbox as root, and no background networking on a closed network.
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PHASES = ["queued", "scaleDecision", "podStarted", "firstReady", "firstByte"];
 
 /** What the page's script holds (window.thawDashboard). */
@@ -34,17 +23,15 @@ interface PageState {
 }
 
 describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold start, burst, back to zero)", () => {
-  const marker = `thaw-dash-${process.pid}-${Date.now()}`;
-  const dir = mkdtempSync(join(tmpdir(), "thaw-dash-"));
+  let run: UpRun;
   let up: Up;
   let browser: Browser;
   let page: Page;
   const requested: string[] = [];
 
   beforeAll(async () => {
-    const config = join(dir, "thaw.config.yaml");
-    writeFileSync(
-      config,
+    run = await startUp(
+      "thaw-dash",
       [
         "listen: 127.0.0.1:0",
         `token: ${TOKEN}`,
@@ -52,32 +39,28 @@ describe("the /_thaw/ dashboard in real Chromium under a real thaw up (cold star
         "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 2s }",
         "drain: { quietPeriod: 100ms }",
         "services:",
-        "  - name: hello",
-        "    hosts: [hello.localhost]",
-        "    containerConcurrency: 1",
-        "    timeoutSeconds: 30",
-        "    readinessProbe: { httpGet: { path: /healthz } }",
-        "    autoscaling: { target: 1, max-scale: 3 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-        '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "400" }',
-      ].join("\n"),
+        ...appService(
+          "hello",
+          helloApp,
+          [
+            "    containerConcurrency: 1",
+            "    timeoutSeconds: 30",
+            "    autoscaling: { target: 1, max-scale: 3 }",
+          ],
+          { STARTUP_DELAY_MS: "300", WORK_MS: "400" },
+        ),
+      ],
+      ["--log-format", "json"],
     );
-    up = new Up(config, marker, ["--log-format", "json"]);
-    await up.ready();
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+    up = run.up;
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("request", (r) => requested.push(r.url()));
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (up && up.proc.exitCode === null) {
-      up.proc.kill("SIGKILL");
-      await up.exited();
-    }
-    for (const pid of markedPids(marker)) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await run?.dispose();
   });
 
   // Expressions as strings: this package's TypeScript has no DOM library.

@@ -14,7 +14,7 @@ import { type PodInfo, policyFor } from "@thaw/autoscaler-service";
 import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arrivals, type Exchange, slowRequest, sseStream, wsSession } from "./support/drain-streams.js";
-import { request, stackFrom } from "./support/stack-harness.js";
+import { request, stackFrom, untilAnswered } from "./support/stack-harness.js";
 import { until } from "./support/up-process.js";
 
 const rev = { namespace: "default", name: "drain" };
@@ -52,12 +52,7 @@ beforeAll(async () => {
     `      env: { DRAIN_LOG: ${JSON.stringify(log)} }`,
   ]));
   await until(() => readyPods().length === 2, 30_000, "two ready pods");
-  await until(
-    async () =>
-      (await request(stack.url, { headers: { host: HOST } }).catch(() => ({ status: 0 }))).status === 200,
-    30_000,
-    "the gateway to answer",
-  );
+  await untilAnswered(stack.url, { host: HOST }, "the gateway to answer");
 }, 60_000);
 
 afterAll(async () => {

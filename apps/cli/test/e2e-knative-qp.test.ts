@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { markedPids, Up, until } from "./support/up-process.js";
+import { appService, helloApp } from "./support/stack-harness.js";
+import { markedPids, startUp, type UpRun, until } from "./support/up-process.js";
 
 /**
  * `thaw up` with `run.queueProxy.command`: the pod's queue-proxy is `thaw-queue-proxy` started the way
@@ -16,7 +15,6 @@ import { markedPids, Up, until } from "./support/up-process.js";
  * probe and stats over 9090's protobuf Stat, or the cold request below never gets an answer.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 const queueProxyBin = join(here, "../../queue-proxy/bin/thaw-queue-proxy.mjs");
 const FIXED_PORTS = [8022, 9090, 9091];
 const GRACE_S = 2;
@@ -53,10 +51,8 @@ async function revisions(base: string): Promise<{ desiredScale: number; readyPod
 }
 
 describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env and fixed ports only)", () => {
-  const marker = `thaw-e2e-kqp-${randomUUID()}`;
-  let dir = "";
   let stderrFile = "";
-  let up: Up | undefined;
+  let run: UpRun | undefined;
 
   beforeAll(async () => {
     const busy: number[] = [];
@@ -66,46 +62,33 @@ describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env
         `Knative's fixed queue-proxy ports ${busy.join(", ")} are in use here; free them to run this`,
       );
     }
-    dir = mkdtempSync(join(tmpdir(), "thaw-e2e-kqp-"));
-    stderrFile = join(dir, "queue-proxy.stderr");
-    const config = join(dir, "thaw.config.yaml");
-    // $0 of `sh -c` is the stderr file; "$@" is the queue-proxy's argv.
-    const wrapper = ["/bin/sh", "-c", 'exec "$@" 2>"$0"', stderrFile, process.execPath, queueProxyBin];
-    writeFileSync(
-      config,
-      [
+    run = await startUp("thaw-e2e-kqp", (dir) => {
+      stderrFile = join(dir, "queue-proxy.stderr");
+      // $0 of `sh -c` is the stderr file; "$@" is the queue-proxy's argv.
+      const wrapper = ["/bin/sh", "-c", 'exec "$@" 2>"$0"', stderrFile, process.execPath, queueProxyBin];
+      return [
         "listen: 127.0.0.1:0",
         "autoscaler:",
         `  stable-window: ${STABLE_S}s`,
         `  scale-to-zero-grace-period: ${GRACE_S}s`,
         "services:",
-        "  - name: hello",
-        "    hosts: [hello.localhost]",
-        "    containerConcurrency: 2",
-        "    timeoutSeconds: 20",
-        "    readinessProbe: { httpGet: { path: /healthz } }",
-        "    autoscaling: { max-scale: 1 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-        '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "100" }',
-        `      queueProxy: { command: ${JSON.stringify(wrapper)} }`,
-      ].join("\n"),
-    );
-    up = new Up(config, marker);
-    await up.ready();
+        ...appService(
+          "hello",
+          helloApp,
+          ["    containerConcurrency: 2", "    timeoutSeconds: 20", "    autoscaling: { max-scale: 1 }"],
+          { STARTUP_DELAY_MS: "300", WORK_MS: "100" },
+          [`      queueProxy: { command: ${JSON.stringify(wrapper)} }`],
+        ),
+      ];
+    });
   });
 
   afterAll(async () => {
-    if (up && up.proc.exitCode === null) {
-      up.proc.kill("SIGKILL");
-      await up.exited();
-    }
-    for (const pid of markedPids(marker)) process.kill(pid, "SIGKILL");
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await run?.dispose();
   });
 
   it("answers a cold request through the queue-proxy, learning readiness over the serving port's probe", async () => {
-    const u = up as Up;
+    const u = (run as UpRun).up;
     expect((await revisions(u.url))[0]).toMatchObject({ desiredScale: 0, readyPods: 0 });
     const r = await get(u.url);
     expect(r.status).toBe(200);
@@ -119,7 +102,7 @@ describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env
   });
 
   it("serves concurrent requests on its one pod, whose Stat is on Knative's 9090", async () => {
-    const u = up as Up;
+    const u = (run as UpRun).up;
     const replies = await Promise.all(Array.from({ length: 20 }, () => get(u.url)));
     expect(replies.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
     expect(new Set(replies.map((r) => /hello from (\S+)/.exec(r.body)?.[1])).size).toBe(1);
@@ -130,7 +113,7 @@ describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env
   });
 
   it("scales to zero after the load stops; the pod's processes go after Knative's 30 s drain", async () => {
-    const u = up as Up;
+    const u = (run as UpRun).up;
     await until(
       async () => (await revisions(u.url))[0]?.desiredScale === 0,
       (GRACE_S + STABLE_S + 20) * 1000,
@@ -138,8 +121,8 @@ describe("thaw up with run.queueProxy.command (thaw-queue-proxy on Knative's env
     );
     expect((await revisions(u.url))[0]).toMatchObject({ desiredScale: 0, readyPods: 0 });
     // No THAW_DRAIN_QUIET_PERIOD_MS in Knative's env: the queue-proxy waits its fixed 30 s quiet period.
-    await until(async () => markedPids(marker).length === 1, 60_000, "no pod process left");
-    expect(markedPids(marker)).toEqual([u.proc.pid]);
+    await until(async () => markedPids((run as UpRun).marker).length === 1, 60_000, "no pod process left");
+    expect(markedPids((run as UpRun).marker)).toEqual([u.proc.pid]);
     u.proc.kill("SIGTERM");
     expect(await u.exited()).toBe(0);
   });

@@ -1,14 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { markedPids, Up, until } from "./support/up-process.js";
+import { appService, helloApp } from "./support/stack-harness.js";
+import { markedPids, startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const helloApp = join(here, "../../../examples/hello/server.mjs");
 const GRACE_S = 2;
 const STABLE_S = 6;
 
@@ -50,46 +44,32 @@ function podOf(body: string): string | undefined {
 }
 
 describe("thaw up end to end (real processes: gateway, queue-proxies, sample app)", () => {
-  const marker = `thaw-e2e-${randomUUID()}`;
-  let dir = "";
+  let run: UpRun;
   let up: Up;
+  let marker = "";
   const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "thaw-e2e-"));
-    const config = join(dir, "thaw.config.yaml");
-    writeFileSync(
-      config,
-      [
-        "listen: 127.0.0.1:0",
-        "autoscaler:",
-        `  stable-window: ${STABLE_S}s`,
-        `  scale-to-zero-grace-period: ${GRACE_S}s`,
-        "drain: { quietPeriod: 300ms }",
-        "services:",
-        "  - name: hello",
-        "    hosts: [hello.localhost]",
-        "    containerConcurrency: 2",
-        "    timeoutSeconds: 20",
-        "    readinessProbe: { httpGet: { path: /healthz } }",
-        "    autoscaling: { max-scale: 4 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(helloApp)}]`,
-        '      env: { STARTUP_DELAY_MS: "300", WORK_MS: "150" }',
-      ].join("\n"),
-    );
-    up = new Up(config, marker);
-    await up.ready();
+    run = await startUp("thaw-e2e", [
+      "listen: 127.0.0.1:0",
+      "autoscaler:",
+      `  stable-window: ${STABLE_S}s`,
+      `  scale-to-zero-grace-period: ${GRACE_S}s`,
+      "drain: { quietPeriod: 300ms }",
+      "services:",
+      ...appService(
+        "hello",
+        helloApp,
+        ["    containerConcurrency: 2", "    timeoutSeconds: 20", "    autoscaling: { max-scale: 4 }"],
+        { STARTUP_DELAY_MS: "300", WORK_MS: "150" },
+      ),
+    ]);
+    ({ up, marker } = run);
   });
 
   afterAll(async () => {
     agent.destroy();
-    if (up && up.proc.exitCode === null) {
-      up.proc.kill("SIGKILL");
-      await up.exited();
-    }
-    for (const pid of markedPids(marker)) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await run?.dispose();
   });
 
   it("answers the first request to a cold service", async () => {

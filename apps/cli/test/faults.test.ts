@@ -3,52 +3,30 @@
  * SIGKILLed while requests are at it, a pod that never becomes ready, and readiness that flaps. Pods carry
  * a per-test marker in their environment, so /proc tells which of them are alive.
  */
-import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { echoApp, type Reply, request } from "./support/stack-harness.js";
-import { appPids, envOf, markedPids, podPids, Up, until } from "./support/up-process.js";
+import { echoService, type Reply, request, untilAnswered } from "./support/stack-harness.js";
+import { appPids, envOf, podPids, startUp, type UpRun, until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
-const cleanup: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanup.splice(0)) c();
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0)) await c();
 });
 
 /** Starts `thaw up` on the echo app with the given service lines and app environment. */
-async function up(
-  service: string[],
-  env: Record<string, string> = {},
-): Promise<{ up: Up; marker: string; dir: string }> {
-  const marker = `thaw-faults-${randomUUID()}`;
-  const dir = mkdtempSync(join(tmpdir(), "thaw-faults-"));
-  const config = join(dir, "thaw.config.yaml");
-  writeFileSync(
-    config,
-    [
-      "listen: 127.0.0.1:0",
-      "services:",
-      "  - name: echo",
-      "    hosts: [echo.localhost]",
-      "    readinessProbe: { httpGet: { path: /healthz } }",
-      ...service.map((l) => `    ${l}`),
-      "    run:",
-      `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
-      `      env: ${JSON.stringify(env)}`,
-    ].join("\n"),
-  );
-  const u = new Up(config, marker);
-  cleanup.push(() => {
-    if (u.proc.exitCode === null) u.proc.kill("SIGKILL");
-    for (const pid of markedPids(marker)) if (pid !== u.proc.pid) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await u.ready().catch((err: Error) => {
-    throw new Error(`${err.message}; thaw up said: ${u.out}`);
-  });
-  return { up: u, marker, dir };
+async function up(service: string[], env: Record<string, string> = {}): Promise<UpRun> {
+  const run = await startUp("thaw-faults", [
+    "listen: 127.0.0.1:0",
+    "services:",
+    ...echoService(
+      service.map((l) => `    ${l}`),
+      env,
+    ),
+  ]);
+  cleanup.push(run.dispose);
+  return run;
 }
 
 /** A request that never throws: a transport error (reset, refused) comes back as status 0. */
@@ -76,7 +54,7 @@ describe("thaw up process faults (real processes)", () => {
       dir,
     } = await up(["timeoutSeconds: 30", "autoscaling: { min-scale: 2, max-scale: 2 }"]);
     await until(() => appPids(marker).length === 2, 30_000, "2 apps started");
-    await until(async () => (await send(u.url, { headers: host })).status === 200, 30_000, "a pod to answer");
+    await untilAnswered(u.url, host, "a pod to answer");
     const file = join(dir, "arrived.log");
     // GET, POST, and POST with an Idempotency-Key, each long enough to be at an app when it dies.
     const kinds = ["GET", "POST", "POST+key"] as const;
@@ -181,7 +159,7 @@ describe("thaw up process faults (real processes)", () => {
     );
     // Each app's readiness alternates every 700 ms; the two pods start at different moments.
     await until(() => appPids(marker).length === 2, 30_000, "2 apps started");
-    await until(async () => (await send(u.url, { headers: host })).status === 200, 30_000, "a pod to answer");
+    await untilAnswered(u.url, host, "a pod to answer");
     const replies: Reply[] = [];
     const t0 = Date.now();
     // About 6 s of traffic in waves, across several ready / not-ready periods of both pods.

@@ -2,54 +2,32 @@
  * `thaw up` as a real child process, its pods real processes: SIGTERM, SIGKILL and an app that dies.
  * Pods carry a per-test marker in their environment; /proc tells which of them are still alive.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { echoApp, type Reply, request } from "./support/stack-harness.js";
-import { appPids, markedPids, podPids, stateOf, Up, until } from "./support/up-process.js";
+import { echoService, type Reply, request, untilAnswered } from "./support/stack-harness.js";
+import { appPids, markedPids, podPids, startUp, stateOf, type UpRun, until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
-const cleanup: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanup.splice(0)) c();
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0)) await c();
 });
 
 /** Starts `thaw up` on the echo app with `scale` pods kept running (min = max). */
-async function up(scale: number): Promise<{ up: Up; marker: string }> {
-  const marker = `thaw-life-${randomUUID()}`;
-  const dir = mkdtempSync(join(tmpdir(), "thaw-life-"));
-  const config = join(dir, "thaw.config.yaml");
-  writeFileSync(
-    config,
-    [
-      "listen: 127.0.0.1:0",
-      "services:",
-      "  - name: echo",
-      "    hosts: [echo.localhost]",
+async function up(scale: number): Promise<UpRun> {
+  const run = await startUp("thaw-life", [
+    "listen: 127.0.0.1:0",
+    "services:",
+    ...echoService([
       "    timeoutSeconds: 30",
-      "    readinessProbe: { httpGet: { path: /healthz } }",
       `    autoscaling: { min-scale: ${scale}, max-scale: ${scale} }`,
-      "    run:",
-      `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
-    ].join("\n"),
-  );
-  const u = new Up(config, marker);
-  cleanup.push(() => {
-    if (u.proc.exitCode === null) u.proc.kill("SIGKILL");
-    for (const pid of markedPids(marker)) if (pid !== u.proc.pid) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await u.ready();
+    ]),
+  ]);
+  cleanup.push(run.dispose);
+  const { up: u, marker } = run;
   // Each pod is two processes (app and queue-proxy).
   await until(() => podPids(marker).length === 2 * scale, 30_000, `${scale} pod(s) started`);
-  await until(
-    async () => (await request(u.url, { headers: host }).catch(() => ({ status: 0 }))).status === 200,
-    30_000,
-    "a pod to answer",
-  );
-  return { up: u, marker };
+  await untilAnswered(u.url, host, "a pod to answer");
+  return run;
 }
 
 describe("thaw up lifecycle (real processes)", () => {

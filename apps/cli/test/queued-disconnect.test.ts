@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../src/stack.js";
-import { echoConfig, request, stackFrom } from "./support/stack-harness.js";
+import { echoConfig, request, stackFrom, untilAnswered } from "./support/stack-harness.js";
 import { until } from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
@@ -23,11 +23,7 @@ beforeAll(async () => {
   ({ stack, dispose } = await stackFrom(
     echoConfig([], ["    containerConcurrency: 1", "    autoscaling: { min-scale: 1, max-scale: 1 }"]),
   ));
-  await until(
-    async () => (await request(stack.url, { headers: host }).catch(() => ({ status: 0 }))).status === 200,
-    30_000,
-    "the pod to answer",
-  );
+  await untilAnswered(stack.url, host, "the pod to answer");
 }, 60_000);
 
 afterAll(async () => {

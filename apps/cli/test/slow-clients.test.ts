@@ -1,8 +1,7 @@
 import { slowClientScenario } from "@thaw/bench-kit/slow-clients";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../src/stack.js";
-import { echoConfig, request, stackFrom } from "./support/stack-harness.js";
-import { until } from "./support/up-process.js";
+import { echoConfig, request, stackFrom, untilAnswered } from "./support/stack-harness.js";
 
 // `thaw up`'s gateway with `headersTimeout: 3000ms` (its pod a real app + queue-proxy): slowloris heads get
 // 408 and are closed at the limit, silent connections are closed at it, idle keep-alives after 3 s (the
@@ -16,11 +15,7 @@ beforeAll(async () => {
   ({ stack, dispose } = await stackFrom(
     echoConfig([`headersTimeout: ${HEADERS_MS}ms`], ["    autoscaling: { min-scale: 1, max-scale: 1 }"]),
   ));
-  await until(
-    async () => (await request(stack.url, { headers: host }).catch(() => ({ status: 0 }))).status === 200,
-    30_000,
-    "the pod to answer",
-  );
+  await untilAnswered(stack.url, host, "the pod to answer");
 }, 60_000);
 afterAll(async () => {
   await dispose?.();

@@ -3,21 +3,10 @@ import { serve } from "@hono/node-server";
 import { DashboardFeed, type RevisionStatus } from "@thaw/autoscaler-service";
 import { systemClock } from "@thaw/clock";
 import type { IngressHook } from "@thaw/ingress-hook";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway } from "../src/gateway.js";
-
-// Flags from the machine notes: no sandbox as root, and no background networking on a closed network.
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { launchChromium } from "./support/chromium.js";
 
 const status: RevisionStatus = {
   namespace: "default",
@@ -63,7 +52,7 @@ describe("dashboard page in real Chromium, fed by a hand-made status", () => {
         resolve(`http://127.0.0.1:${info.port}`),
       );
     });
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
+    browser = await launchChromium();
     feed.start();
   });
   afterAll(async () => {

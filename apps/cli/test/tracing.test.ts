@@ -1,5 +1,6 @@
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { type OtlpReceiver, startOtlpReceiver } from "@thaw/bench-kit/otlp";
+import { eventually, idOf, oneSpan, parentOf } from "@thaw/bench-kit/spans";
 import { type RunningTracing, startTracing } from "@thaw/protocol/otel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { podTracingEnv } from "../src/up.js";
@@ -39,16 +40,8 @@ afterAll(async () => {
   await receiver?.close();
 }, 60_000);
 
-function one(all: ReadableSpan[], name: string): ReadableSpan {
-  const found = all.filter((s) => s.name === name && s.spanContext().traceId === TRACE);
-  expect(
-    found.map((s) => s.name),
-    `exactly one ${name} span`,
-  ).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
-const idOf = (s: ReadableSpan) => s.spanContext().spanId;
+/** The one span named `name` in the client's trace. */
+const one = (all: ReadableSpan[], name: string) => oneSpan(all, name, TRACE);
 
 describe("thaw up with tracing on", () => {
   it("a cold request through the gateway is one trace: hook, activator, the pod's queue-proxy, the app", async () => {
@@ -68,14 +61,11 @@ describe("thaw up with tracing on", () => {
     expect(parentOf(proxied)).toBe(idOf(decide));
     const forward = one(all, "thaw.forward");
     expect(parentOf(forward)).toBe(idOf(proxied));
-    const deadline = Date.now() + 15_000;
-    let qp = receiver.spans.find((s) => s.name === "queue-proxy.request" && s.traceId === TRACE);
-    while (!qp && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      qp = receiver.spans.find((s) => s.name === "queue-proxy.request" && s.traceId === TRACE);
-    }
-    expect(qp?.service).toBe("thaw-queue-proxy");
-    expect(qp?.parentSpanId).toBe(idOf(forward));
-    expect(got.headers.traceparent).toBe(`00-${TRACE}-${qp?.spanId}-01`);
+    const qp = await eventually("the queue-proxy's span over OTLP", () =>
+      receiver.spans.find((s) => s.name === "queue-proxy.request" && s.traceId === TRACE),
+    );
+    expect(qp.service).toBe("thaw-queue-proxy");
+    expect(qp.parentSpanId).toBe(idOf(forward));
+    expect(got.headers.traceparent).toBe(`00-${TRACE}-${qp.spanId}-01`);
   }, 60_000);
 });

@@ -1,21 +1,25 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { LocalScaler } from "@thaw/autoscaler-service";
 import {
   type BurstResult,
   burstFigures,
   burstLosses,
-  fireBurst,
+  maxInFlightAtApp,
+  measureColdBurst,
+  NO_LOSSES,
   OVERLOAD_APP,
-  openGateWhenHeld,
   orderAtApp,
   printFigures,
+  OVERLOAD_CASES as revisions,
+  OVERLOAD_SMALL_QUEUE as SMALL_QUEUE,
   tallyBurst,
 } from "@thaw/bench-kit/overload";
-import { formatRss, processTree, sampleRss } from "@thaw/bench-kit/rss";
+import { formatRss, processTree } from "@thaw/bench-kit/rss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
+import { scaleOnFirstPoke, scalerEndpoints } from "./support/local-scaler-overrides.js";
 import { requireNginx } from "./support/nginx-process.js";
 
 // Knative's TestActivatorOverload, in the shape of this repository: 1,000 concurrent requests to a cold
@@ -25,14 +29,7 @@ import { requireNginx } from "./support/nginx-process.js";
 // poke: what is under test is how held requests are released, not the autoscaler's decisions.
 const BURST = 1000;
 const MAX_SCALE = 3;
-const SMALL_QUEUE = 100;
 const TOKEN = "activator-token-for-overload";
-
-const revisions = [
-  { name: "cc1", containerConcurrency: 1, maxQueue: 10_000 },
-  { name: "cc4", containerConcurrency: 4, maxQueue: 10_000 },
-  { name: "bounded", containerConcurrency: 4, maxQueue: SMALL_QUEUE },
-] as const;
 
 let chain: ActivatorChain;
 /** Where the overload app's start gates are created (one file per revision). */
@@ -54,7 +51,6 @@ beforeAll(async () => {
       drainQuietPeriodMs: 200,
     });
   }
-  const poked = new Set<string>();
   chain = await startActivatorChain({
     token: TOKEN,
     revisions: revisions.map((r) => ({
@@ -68,21 +64,8 @@ beforeAll(async () => {
     services: revisions.map((r) => ({ name: r.name, namespace: "default", hosts: [`${r.name}.localhost`] })),
     hook: { activationTimeoutMs: 30_000 },
     overrides: {
-      scaler: {
-        poke: (key) => {
-          if (poked.has(key.name)) return;
-          poked.add(key.name);
-          void scaler.scale(key, MAX_SCALE);
-        },
-      },
-      // The activator learns the scaler's pods, ready or not (it probes them itself).
-      endpoints: {
-        subscribe(key, onChange) {
-          const addresses = (pods: PodInfo[]) => pods.map((p) => p.address);
-          onChange(addresses(scaler.pods(key)));
-          return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
-        },
-      },
+      scaler: scaleOnFirstPoke(scaler, MAX_SCALE),
+      endpoints: scalerEndpoints(scaler),
     },
   });
 }, 60_000);
@@ -96,28 +79,28 @@ afterAll(async () => {
 /** One cold burst, with the RSS of every process under test sampled around it and printed. */
 async function coldBurst(name: string): Promise<BurstResult[]> {
   const nginx = chain.nginx.child.pid ? processTree(chain.nginx.child.pid) : [];
-  const rss = sampleRss(() => ({
-    nginx,
-    "test process (hook + activator + client)": [process.pid],
-    // Each pod is two processes: its queue-proxy and the app.
-    pods: scaler.pids(),
-  }));
   const coldBefore = chain.hook.hook.stats.coldAllows;
-  const t0 = performance.now();
-  const burst = fireBurst({ port: chain.port, host: `${name}.localhost`, count: BURST });
   // The pods start listening only once the hook holds the whole burst: the burst is cold by construction,
   // however slowly a loaded machine sends it.
-  await openGateWhenHeld({
-    file: join(gates, `${name}.open`),
-    held: () => chain.hook.inflight,
+  const {
+    results,
+    ms,
+    rss: figures,
+  } = await measureColdBurst({
+    port: chain.port,
+    host: `${name}.localhost`,
     count: BURST,
+    gateFile: join(gates, `${name}.open`),
+    held: () => chain.hook.inflight,
+    rss: () => ({
+      nginx,
+      "test process (hook + activator + client)": [process.pid],
+      // Each pod is two processes: its queue-proxy and the app.
+      pods: scaler.pids(),
+    }),
   });
-  const results = await burst;
   const heldCold = chain.hook.hook.stats.coldAllows - coldBefore;
-  const ms = Math.round(performance.now() - t0);
-  await new Promise((r) => setTimeout(r, 300));
   const t = tallyBurst(results);
-  const figures = rss.stop();
   const lat = results.map((r) => r.ms).sort((a, b) => a - b);
   const q = (p: number) => Math.round(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0);
   console.log(
@@ -134,7 +117,7 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
 
 /** The promises every case shares: nothing lost, nothing refused by a pod, nothing but 200 or 503 + Retry-After. */
 function expectNoLossNoPodRejection(results: BurstResult[]): void {
-  expect(burstLosses(results)).toEqual({ errors: 0, podQueueFull: 0, bare503: 0, otherStatuses: [] });
+  expect(burstLosses(results)).toEqual(NO_LOSSES);
 }
 
 describe("1,000 concurrent cold requests through nginx + hook + the real activator", () => {
@@ -146,14 +129,14 @@ describe("1,000 concurrent cold requests through nginx + hook + the real activat
     console.log(`nginx overload cc1 order at the app: ${JSON.stringify(order)}`);
     expect(order.invertedShare).toBeLessThan(0.1);
     // No pod ever had more than containerConcurrency requests at once.
-    expect(Math.max(...results.map((r) => JSON.parse(r.body).maxInFlight as number))).toBe(1);
+    expect(maxInFlightAtApp(results)).toBe(1);
   }, 90_000);
 
   it("containerConcurrency 4, every request fits the queue: all 200", async () => {
     const results = await coldBurst("cc4");
     expectNoLossNoPodRejection(results);
     expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
-    expect(Math.max(...results.map((r) => JSON.parse(r.body).maxInFlight as number))).toBeLessThanOrEqual(4);
+    expect(maxInFlightAtApp(results)).toBeLessThanOrEqual(4);
   }, 90_000);
 
   it(`a queue bound of ${SMALL_QUEUE}: the excess gets 503 + Retry-After, the rest 200`, async () => {

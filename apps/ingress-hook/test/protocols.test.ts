@@ -1,8 +1,9 @@
-import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { LocalScaler } from "@thaw/autoscaler-service";
 import { exerciseProtocols, PROTOCOL_APP, PROTOCOLS } from "@thaw/bench-kit/protocols";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
 import { type CaddyProcess, requireCaddy, startCaddyForHook } from "./support/caddy-process.js";
+import { scaleOnFirstPoke, scalerEndpoints } from "./support/local-scaler-overrides.js";
 import { requireNginx } from "./support/nginx-process.js";
 
 // Every protocol through real nginx (infra/nginx/nginx.conf) -> the hook service -> the real @thaw/activator,
@@ -42,27 +43,14 @@ beforeAll(async () => {
       drainQuietPeriodMs: 200,
     });
   }
-  const poked = new Set<string>();
   chain = await startActivatorChain({
     token: TOKEN,
     revisions: names.map((name) => ({ namespace: "default", name, endpoints: [], timeoutSeconds: 60 })),
     services: names.map((name) => ({ name, namespace: "default", hosts: [`${name}.localhost`] })),
     hook: { activationTimeoutMs: 30_000 },
     overrides: {
-      scaler: {
-        poke: (key) => {
-          if (poked.has(key.name)) return;
-          poked.add(key.name);
-          void scaler.scale(key, 1);
-        },
-      },
-      endpoints: {
-        subscribe(key, onChange) {
-          const addresses = (pods: PodInfo[]) => pods.map((p) => p.address);
-          onChange(addresses(scaler.pods(key)));
-          return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
-        },
-      },
+      scaler: scaleOnFirstPoke(scaler, 1),
+      endpoints: scalerEndpoints(scaler),
     },
   });
   caddy = await startCaddyForHook(chain.hook.port);

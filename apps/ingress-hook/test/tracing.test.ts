@@ -3,12 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { LocalScaler, type PodInfo } from "@thaw/autoscaler-service";
+import { LocalScaler } from "@thaw/autoscaler-service";
 import { type OtlpReceiver, startOtlpReceiver } from "@thaw/bench-kit/otlp";
+import { eventually, idOf, oneSpan, parentOf } from "@thaw/bench-kit/spans";
 import { type RunningTracing, startTracing } from "@thaw/protocol/otel";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
 import { httpGet } from "./support/http-get.js";
+import { scalerEndpoints } from "./support/local-scaler-overrides.js";
 import { requireNginx } from "./support/nginx-process.js";
 
 // One cold request through real nginx (infra/nginx/nginx.conf, auth_request) -> the hook service -> the
@@ -79,13 +81,7 @@ async function startStack(tracing: boolean, name: string): Promise<Stack> {
     hook: { activationTimeoutMs: 30_000, ...(hookTracer ? { tracer: hookTracer } : {}) },
     overrides: {
       scaler: { poke: (key) => void scaler.scale(key, 1) },
-      endpoints: {
-        subscribe(key, onChange) {
-          const addresses = (pods: PodInfo[]) => pods.map((p) => p.address);
-          onChange(addresses(scaler.pods(key)));
-          return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
-        },
-      },
+      endpoints: scalerEndpoints(scaler),
       ...(activatorTracer ? { tracer: activatorTracer } : {}),
     },
   });
@@ -104,29 +100,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-/** Waits (bounded) until `pick` finds something; the queue-proxy's batch goes out every 50 ms. */
-async function eventually<T>(what: string, pick: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The one span named `name` in the client's trace (nginx's own readiness check makes traces of its own). */
-function one(spans: ReadableSpan[], name: string): ReadableSpan {
-  const found = spans.filter((s) => s.name === name && s.spanContext().traceId === CLIENT_TRACE);
-  expect(
-    found.map((s) => s.name),
-    `exactly one ${name} span`,
-  ).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-
-const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
-const idOf = (s: ReadableSpan) => s.spanContext().spanId;
+const one = (spans: ReadableSpan[], name: string) => oneSpan(spans, name, CLIENT_TRACE);
 
 describe("OpenTelemetry traces across nginx -> hook -> activator -> queue-proxy -> app", () => {
   it("a cold request makes one trace: each hop a child of the context it received, the app gets it too", async () => {

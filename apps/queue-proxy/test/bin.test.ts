@@ -1,17 +1,11 @@
 import { spawnSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { BIN, baseEnv, get, runBin, startBackend, startInProcess, until } from "./helpers.js";
+import { BIN, baseEnv, get, runBin, startInProcess, until } from "./helpers.js";
+import { sharedBackend } from "./shared-backend.js";
 
-type Backend = Awaited<ReturnType<typeof startBackend>>;
-let backend: Backend;
-beforeAll(async () => {
-  backend = await startBackend();
-});
-afterAll(async () => {
-  await backend.close();
-});
+const backend = sharedBackend();
 
 function runOnce(env: Record<string, string | undefined>) {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<

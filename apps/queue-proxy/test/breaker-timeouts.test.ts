@@ -1,16 +1,10 @@
 import http from "node:http";
 import { decodeStat } from "@thaw/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { get, startBackend, startInProcess, until } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { get, startInProcess, until } from "./helpers.js";
+import { sharedBackend } from "./shared-backend.js";
 
-type Backend = Awaited<ReturnType<typeof startBackend>>;
-let backend: Backend;
-beforeAll(async () => {
-  backend = await startBackend();
-});
-afterAll(async () => {
-  await backend.close();
-});
+const backend = sharedBackend();
 
 function slow(url: string, headers: Record<string, string> = {}) {
   return get(url, headers);

@@ -1,15 +1,9 @@
 import type { QueueProber } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { get, startBackend, startInProcess } from "./helpers.js";
+import { get, startInProcess } from "./helpers.js";
+import { sharedBackend } from "./shared-backend.js";
 
-type Backend = Awaited<ReturnType<typeof startBackend>>;
-let backend: Backend;
-beforeAll(async () => {
-  backend = await startBackend();
-});
-afterAll(async () => {
-  await backend.close();
-});
+const backend = sharedBackend();
 
 const KUBE = { "user-agent": "kube-probe/1.30" };
 

@@ -1,15 +1,9 @@
 import { decodeStat, type Stat } from "@thaw/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { get, startBackend, startInProcess } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { get, startInProcess } from "./helpers.js";
+import { sharedBackend } from "./shared-backend.js";
 
-type Backend = Awaited<ReturnType<typeof startBackend>>;
-let backend: Backend;
-beforeAll(async () => {
-  backend = await startBackend();
-});
-afterAll(async () => {
-  await backend.close();
-});
+const backend = sharedBackend();
 
 async function scrape(port: number): Promise<{ stat: Stat; contentType: string | null; status: number }> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`, {

@@ -6,34 +6,19 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import tls from "node:tls";
 import { ManualClock } from "@thaw/clock/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { type RunningQueueProxy, startQueueProxy } from "../src/queue-proxy.js";
 import { certsDir, writeCert } from "./certs.js";
-import {
-  baseEnv,
-  configFor,
-  get,
-  runBin,
-  type Seen,
-  startBackend,
-  startInProcess,
-  until,
-} from "./helpers.js";
+import { baseEnv, configFor, get, runBin, type Seen, startInProcess, until } from "./helpers.js";
+import { sharedBackend } from "./shared-backend.js";
 
-type Backend = Awaited<ReturnType<typeof startBackend>>;
-let backend: Backend;
+const backend = sharedBackend();
 const dirs: { remove(): void }[] = [];
 const running: RunningQueueProxy[] = [];
-beforeAll(async () => {
-  backend = await startBackend();
-});
 afterEach(async () => {
   for (const qp of running.splice(0)) await qp.close();
   for (const d of dirs.splice(0)) d.remove();
-});
-afterAll(async () => {
-  await backend.close();
 });
 
 /** A temp certs dir with a fresh certificate in it. */

@@ -63,3 +63,49 @@ export function burstFigures(
   retryable503: number;
   rssMiB: Record<string, [number, number, number]>;
 };
+/** The queue bound of the `bounded` case. */
+export const OVERLOAD_SMALL_QUEUE: number;
+/** One overload case: a service's name, containerConcurrency and queue bound. */
+export interface OverloadCase {
+  name: string;
+  containerConcurrency: number;
+  maxQueue: number;
+}
+/** The three overload cases: cc1, cc4 and bounded. */
+export const OVERLOAD_CASES: readonly OverloadCase[];
+/** `thaw up` config lines under `services:` for every case, start gates in `gateDir`. */
+export function overloadUpServices(gateDir: string): string[];
+/** One cold burst to measure: where to send it, when to open the pods' start gate, what RSS to sample. */
+export interface ColdBurstOptions {
+  port: number;
+  host: string;
+  count: number;
+  timeoutMs?: number;
+  /** The overload app's START_GATE_FILE. */
+  gateFile: string;
+  /** How many requests the part under test holds now. */
+  held: () => number;
+  /** Open the gate once `held()` reaches this (default `count`). */
+  heldCount?: number;
+  maxWaitMs?: number;
+  /** The RSS groups to sample (name to pids). */
+  rss: () => Record<string, number[]>;
+}
+/** A measured cold burst: every outcome, its wall time, the held count at the gate, RSS figures. */
+export interface ColdBurstRun {
+  results: BurstResult[];
+  ms: number;
+  heldWhenGateOpened: number;
+  rss: Record<string, { beforeKiB: number; peakKiB: number; afterKiB: number }>;
+}
+/** Fires a burst, opens the start gate once it is held, samples RSS until 300 ms after the last answer. */
+export function measureColdBurst(o: ColdBurstOptions): Promise<ColdBurstRun>;
+/** burstLosses() when every promise is kept. */
+export const NO_LOSSES: Readonly<{
+  errors: 0;
+  podQueueFull: 0;
+  bare503: 0;
+  otherStatuses: readonly number[];
+}>;
+/** The most requests any pod's app had at once, over the burst's 200 answers. */
+export function maxInFlightAtApp(results: BurstResult[]): number;

@@ -165,3 +165,4 @@ export function burstFigures(results, rss = {}) {
     ),
   };
 }
+export * from "./overload-cases.mjs";

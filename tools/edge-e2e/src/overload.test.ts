@@ -5,13 +5,16 @@ import {
   type BurstResult,
   burstFigures,
   burstLosses,
-  fireBurst,
-  OVERLOAD_APP,
-  openGateWhenHeld,
+  maxInFlightAtApp,
+  measureColdBurst,
+  NO_LOSSES,
+  overloadUpServices,
   printFigures,
+  OVERLOAD_SMALL_QUEUE as SMALL_QUEUE,
+  OVERLOAD_CASES as services,
   tallyBurst,
 } from "@thaw/bench-kit/overload";
-import { formatRss, processTree, sampleRss } from "@thaw/bench-kit/rss";
+import { formatRss, processTree } from "@thaw/bench-kit/rss";
 import { loadAndCheck, type Stack, startStack } from "thaw";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counters } from "./http.js";
@@ -34,14 +37,6 @@ const EDGE_TOKEN = "edge-token-overload-0123456789";
  */
 const GATE_WAIT_MS = Number(process.env.THAW_EDGE_GATE_WAIT_MS ?? 8000);
 
-const SMALL_QUEUE = 100;
-
-const services = [
-  { name: "cc1", containerConcurrency: 1, maxQueue: 10_000 },
-  { name: "cc4", containerConcurrency: 4, maxQueue: 10_000 },
-  { name: "bounded", containerConcurrency: 4, maxQueue: SMALL_QUEUE },
-];
-
 let dir = "";
 let stack: Stack;
 let edge: WranglerDev;
@@ -56,17 +51,7 @@ beforeAll(async () => {
       `token: ${ORIGIN_TOKEN}`,
       "drain: { quietPeriod: 200ms }",
       "services:",
-      ...services.flatMap((s) => [
-        `  - name: ${s.name}`,
-        `    hosts: [${s.name}.localhost]`,
-        `    containerConcurrency: ${s.containerConcurrency}`,
-        `    maxQueue: ${s.maxQueue}`,
-        "    timeoutSeconds: 60",
-        "    autoscaling: { max-scale: 3, target-burst-capacity: 0 }",
-        "    run:",
-        `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(OVERLOAD_APP)}]`,
-        `      env: { STARTUP_DELAY_MS: "500", WORK_MS: "20", START_GATE_FILE: ${JSON.stringify(join(dir, `${s.name}.open`))} }`,
-      ]),
+      ...overloadUpServices(dir),
     ].join("\n"),
   );
   const loaded = await loadAndCheck(file);
@@ -122,28 +107,29 @@ function workerdPids(): number[] {
 async function coldBurst(name: string): Promise<BurstResult[]> {
   const workerd = workerdPids();
   expect(workerd.length, "workerd runs under wrangler dev").toBeGreaterThan(0);
-  const rss = sampleRss(() => ({
-    workerd,
-    "test process (thaw up stack + client)": [process.pid],
-    pods: stack.scaler.pids(),
-  }));
   const before = await counters(edge.url, EDGE_TOKEN);
-  const t0 = performance.now();
-  const port = Number(new URL(edge.url).port);
-  const burst = fireBurst({ port, host: `${name}.localhost`, count: BURST, timeoutMs: 90_000 });
   // The gateway's held count is inside workerd; the gate opens after a fixed wait instead. Requests that
   // reach the gateway after the wake (a loaded machine) pass the same pod slots; heldCold says how many were held.
-  await openGateWhenHeld({
-    file: join(dir, `${name}.open`),
+  const {
+    results,
+    ms,
+    rss: figures,
+  } = await measureColdBurst({
+    port: Number(new URL(edge.url).port),
+    host: `${name}.localhost`,
+    count: BURST,
+    timeoutMs: 90_000,
+    gateFile: join(dir, `${name}.open`),
     held: () => 0,
-    count: 1,
+    heldCount: 1,
     maxWaitMs: GATE_WAIT_MS,
+    rss: () => ({
+      workerd,
+      "test process (thaw up stack + client)": [process.pid],
+      pods: stack.scaler.pids(),
+    }),
   });
-  const results = await burst;
-  const ms = Math.round(performance.now() - t0);
-  await new Promise((r) => setTimeout(r, 300));
   const after = await counters(edge.url, EDGE_TOKEN);
-  const figures = rss.stop();
   const heldCold = after.hook.coldAllows - before.hook.coldAllows;
   console.log(`edge overload ${name}: ${BURST} sent, all answered in ${ms} ms\n${formatRss(figures)}`);
   printFigures(`edge-overload/${name}`, {
@@ -158,25 +144,22 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
 
 /** Nothing lost, nothing refused by a pod, nothing but 200 or 503 + Retry-After. */
 function expectNoLossNoPodRejection(results: BurstResult[]): void {
-  expect(burstLosses(results)).toEqual({ errors: 0, podQueueFull: 0, bare503: 0, otherStatuses: [] });
+  expect(burstLosses(results)).toEqual(NO_LOSSES);
 }
-
-const maxInFlight = (results: BurstResult[]) =>
-  Math.max(...results.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).maxInFlight as number));
 
 describe(`the edge (wrangler dev: gateway + activator Durable Object) in front of thaw up: ${BURST} concurrent cold requests, max-scale 3`, () => {
   it("containerConcurrency 1: all 200, no pod over its capacity", async () => {
     const results = await coldBurst("cc1");
     expectNoLossNoPodRejection(results);
     expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
-    expect(maxInFlight(results)).toBe(1);
+    expect(maxInFlightAtApp(results)).toBe(1);
   }, 120_000);
 
   it("containerConcurrency 4: all 200, no pod over its capacity", async () => {
     const results = await coldBurst("cc4");
     expectNoLossNoPodRejection(results);
     expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
-    expect(maxInFlight(results)).toBeLessThanOrEqual(4);
+    expect(maxInFlightAtApp(results)).toBeLessThanOrEqual(4);
   }, 120_000);
 
   it(`a queue bound of ${SMALL_QUEUE} (THAW_SERVICES maxQueue): the excess gets 503 + Retry-After, the rest 200`, async () => {

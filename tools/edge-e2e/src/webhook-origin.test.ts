@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scaleRequest, signScaleWebhook } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counters, get, wakesOf } from "./http.js";
+import {
+  type EdgeTarget,
+  expectColdBurstOneActivation,
+  expectOriginGone503,
+  expectWarmSkipsActivator,
+} from "./edge-checks.js";
+import { get } from "./http.js";
 import { type Proc, start } from "./proc.js";
 import { freePort, ROOT, startWranglerDev, type WranglerDev } from "./wrangler-dev.js";
 
@@ -16,6 +22,8 @@ let dir: string;
 let autoscaler: Proc;
 let receiverUrl: string;
 let edge: WranglerDev;
+/** The edge as the shared checks address it (read once wrangler dev is up). */
+const target = (): EdgeTarget => ({ url: edge.url, token: EDGE_TOKEN, host: HOST });
 /**
  * thaw-autoscaler's scale-ups from zero: it logs one pino JSON line per scale event (`msg: "scale"`, which
  * pino writes after the fields), read as JSON so the order of the fields does not matter.
@@ -95,34 +103,15 @@ describe("wrangler dev in front of a queue-proxy whose scaler receives the scale
   });
 
   it("50 concurrent cold requests at the edge all answer 200 after one signed webhook and a 3 s cold start", async () => {
-    const t0 = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => get(`${edge.url}/cold/${i}`, { host: HOST, timeoutMs: 45_000 })),
-    );
-    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
-    expect(answers[0]?.body).toMatch(/^hello from hello-/);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2500);
-    const c = await counters(edge.url, EDGE_TOKEN);
-    expect(c.hook.activations).toBe(1);
-    expect(wakesOf(c, "hello")).toBe(1);
-    expect(scaleUps()).toHaveLength(1);
+    await expectColdBurstOneActivation(target(), scaleUps);
   });
 
   it("warm requests go straight to the queue-proxy: no activator call", async () => {
-    const before = await counters(edge.url, EDGE_TOKEN);
-    for (let i = 0; i < 20; i++)
-      expect((await get(`${edge.url}/warm/${i}`, { host: HOST })).status).toBe(200);
-    const after = await counters(edge.url, EDGE_TOKEN);
-    expect(after.hook.activations - before.hook.activations).toBe(0);
-    expect(wakesOf(after, "hello") - wakesOf(before, "hello")).toBe(0);
+    await expectWarmSkipsActivator(target());
   });
 
   it("the origin going away (receiver and pods) gives 503 + Retry-After, never a hang", async () => {
     await autoscaler.stop();
-    for (const path of ["/after/warm-entry", "/after/cold-again"]) {
-      const a = await get(`${edge.url}${path}`, { host: HOST, timeoutMs: 20_000 });
-      expect(a.status).toBe(503);
-      expect(Number(a.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    }
+    await expectOriginGone503(target());
   });
 });

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Stack, type StackOptions, startStack } from "../../src/stack.js";
 import { loadAndCheck } from "../../src/validate.js";
+import { until } from "./up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The echo app (JSON of what it received; websocket echo). */
@@ -40,13 +41,38 @@ export function echoConfig(extra: string[] = [], service: string[] = []): string
     ...extra,
     "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 30s }",
     "services:",
-    "  - name: echo",
-    "    hosts: [echo.localhost]",
-    "    timeoutSeconds: 30",
+    ...echoService(["    timeoutSeconds: 30", ...service]),
+  ];
+}
+
+/** The echo service's entry under `services:` (`service` lines indented as its keys; `env` its app's). */
+export function echoService(service: string[] = [], env?: Record<string, string>): string[] {
+  return appService("echo", echoApp, service, env);
+}
+
+/** The sample app of examples/hello (answers `hello from <pod>`; STARTUP_DELAY_MS, WORK_MS). */
+export const helloApp = join(here, "../../../../examples/hello/server.mjs");
+
+/**
+ * A service entry under `services:` named `name` (host `<name>.localhost`, readiness on /healthz) running
+ * `node <app>`: `service` lines are its keys (indented 4), `env` its app's, `run` more keys of its run (indented 6).
+ */
+export function appService(
+  name: string,
+  app: string,
+  service: string[] = [],
+  env?: Record<string, string>,
+  run: string[] = [],
+): string[] {
+  return [
+    `  - name: ${name}`,
+    `    hosts: [${name}.localhost]`,
     "    readinessProbe: { httpGet: { path: /healthz } }",
     ...service,
     "    run:",
-    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(echoApp)}]`,
+    `      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(app)}]`,
+    ...(env ? [`      env: ${JSON.stringify(env)}`] : []),
+    ...run,
   ];
 }
 
@@ -84,4 +110,16 @@ export function request(
     req.on("error", reject);
     req.end(opts.body);
   });
+}
+
+/**
+ * Waits until a GET of `base` with `headers` (its Host picks the service) is answered 200, 30 s at most:
+ * a transport error counts as not yet. Resolves with how long that took.
+ */
+export function untilAnswered(base: string, headers: Record<string, string>, what: string): Promise<number> {
+  return until(
+    async () => (await request(base, { headers }).catch(() => ({ status: 0 }))).status === 200,
+    30_000,
+    what,
+  );
 }

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -56,10 +58,58 @@ export class Up {
     this.url = (m?.[1] ?? m?.[2]) as string;
     return this.url;
   }
+  /** Resolves with the exit code once the process is gone (null when a signal ended it). */
   exited(): Promise<number | null> {
-    if (this.proc.exitCode !== null) return Promise.resolve(this.proc.exitCode);
+    // A process ended by a signal keeps exitCode null: signalCode says it is gone.
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null)
+      return Promise.resolve(this.proc.exitCode);
     return new Promise((r) => this.proc.once("exit", (code) => r(code)));
   }
+}
+
+/** A `thaw up` started by {@link startUp}: the process, its marker and config dir, and its cleanup. */
+export interface UpRun {
+  up: Up;
+  marker: string;
+  dir: string;
+  /** Kills thaw up and every process carrying its marker (its pods), then removes `dir`. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts `thaw up` as a child process on a config written from `lines` into a fresh temp dir (a function
+ * of that dir when the config names files in it) and waits until it listens. `name` prefixes the marker
+ * and the dir. When it does not come up, it is disposed of and the error carries its output.
+ */
+export async function startUp(
+  name: string,
+  lines: string[] | ((dir: string) => string[]),
+  args: readonly string[] = [],
+): Promise<UpRun> {
+  const marker = `${name}-${randomUUID()}`;
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const config = join(dir, "thaw.config.yaml");
+  writeFileSync(config, (typeof lines === "function" ? lines(dir) : lines).join("\n"));
+  const up = new Up(config, marker, args);
+  const dispose = async () => {
+    if (up.proc.exitCode === null && up.proc.signalCode === null) up.proc.kill("SIGKILL");
+    await up.exited();
+    for (const pid of markedPids(marker)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // It exited between the look and the kill.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await up.ready();
+  } catch (err) {
+    await dispose();
+    throw new Error(`${(err as Error).message}; thaw up said: ${up.out}`);
+  }
+  return { up, marker, dir, dispose };
 }
 
 /** A process's command line (NUL-separated), or "" once it is gone. */

@@ -2,9 +2,9 @@
  * The smuggling corpus through the real queue-proxy (in process, in front of a recording app) against
  * llhttp straight: every row must give the same message sequence, or a documented refusal.
  */
-import { CORPUS, type Outcome, type Recorder, runCase, startRecorder } from "@thaw/h1-diff";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startQueueProxyTarget } from "./target.js";
+import { CORPUS, type Outcome, runCase } from "@thaw/h1-diff";
+import { describe, expect, it } from "vitest";
+import { differentialPair } from "./target.js";
 
 /** Rows where the queue-proxy refuses, with an answer, what llhttp accepts (README, "Known differences"). */
 const STRICTER: Record<string, Outcome> = {
@@ -16,22 +16,12 @@ const STRICTER: Record<string, Outcome> = {
   "upgrade answered without 101, then a pipelined request": "after-upgrade",
 };
 
-let reference: Recorder;
-let target: Awaited<ReturnType<typeof startQueueProxyTarget>>;
-
-beforeAll(async () => {
-  reference = await startRecorder();
-  target = await startQueueProxyTarget();
-});
-afterAll(async () => {
-  await target?.close();
-  await reference?.close();
-});
+const pair = differentialPair();
 
 describe("queue-proxy against llhttp: the corpus", () => {
   for (const row of CORPUS) {
     it(row.name, async () => {
-      const result = await runCase(reference, target, row.bytes("a"));
+      const result = await runCase(pair.reference, pair.target, row.bytes("a"));
       const want = STRICTER[row.name] ?? "same";
       expect(
         { outcome: result.verdict.outcome, detail: result.verdict.detail },

@@ -5,11 +5,11 @@
  */
 
 import { printFigures } from "@thaw/bench-kit/overload";
-import { type Outcome, type Recorder, runCase, startRecorder } from "@thaw/h1-diff";
+import { type Outcome, runCase } from "@thaw/h1-diff";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { requestBytes } from "./grammar.js";
-import { startQueueProxyTarget } from "./target.js";
+import { differentialPair } from "./target.js";
 
 const RUNS = Number(process.env["THAW_H1_FUZZ_RUNS"] ?? 2000);
 const SEED = process.env["THAW_H1_FUZZ_SEED"];
@@ -21,17 +21,7 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
 /** Per case: a side that has not settled by then is compared as it is (pending cases wait this long). */
 const LIMITS = { maxMs: 1000, stableMs: 3, incompleteMs: 30 };
 
-let reference: Recorder;
-let target: Awaited<ReturnType<typeof startQueueProxyTarget>>;
-
-beforeAll(async () => {
-  reference = await startRecorder();
-  target = await startQueueProxyTarget();
-});
-afterAll(async () => {
-  await target?.close();
-  await reference?.close();
-});
+const pair = differentialPair();
 
 describe("queue-proxy against llhttp: generated requests", () => {
   it(
@@ -46,7 +36,7 @@ describe("queue-proxy against llhttp: generated requests", () => {
       };
       await fc.assert(
         fc.asyncProperty(requestBytes, async (bytes) => {
-          const result = await runCase(reference, target, bytes, LIMITS);
+          const result = await runCase(pair.reference, pair.target, bytes, LIMITS);
           counts[result.verdict.outcome]++;
           if (result.verdict.outcome === "disagree") {
             throw new Error(

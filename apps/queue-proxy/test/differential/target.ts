@@ -3,6 +3,7 @@
  * recording app. The header policy lists what the queue-proxy legitimately changes on a request.
  */
 import { type HeaderPolicy, type Recorder, startRecorder, type Target } from "@thaw/h1-diff";
+import { afterAll, beforeAll } from "vitest";
 import { startInProcess } from "../helpers.js";
 
 /** Fields the queue-proxy removes (hop-by-hop, revision routing, K-Original-Host) or adds (Forwarded). */
@@ -41,8 +42,11 @@ export function queueProxyStricter(answer: { status: number; body: string }): bo
   return answer.status === 501 || answer.status === 505 || answer.status === 405 || answer.status === 417;
 }
 
+/** The queue-proxy as a differential target, its app, and how to stop both. */
+export type QueueProxyTarget = Target & { app: Recorder; close(): Promise<void> };
+
 /** A running queue-proxy target with its app; `close` stops both. */
-export async function startQueueProxyTarget(): Promise<Target & { app: Recorder; close(): Promise<void> }> {
+export async function startQueueProxyTarget(): Promise<QueueProxyTarget> {
   const app = await startRecorder();
   const qp = await startInProcess(app.port);
   return {
@@ -54,6 +58,33 @@ export async function startQueueProxyTarget(): Promise<Target & { app: Recorder;
     close: async () => {
       await qp.close();
       await app.close();
+    },
+  };
+}
+
+/**
+ * llhttp's recorder (the reference) and the queue-proxy target for a whole test file: started before its
+ * first test, closed after its last. Read `reference` and `target` inside tests.
+ */
+export function differentialPair(): { readonly reference: Recorder; readonly target: QueueProxyTarget } {
+  let reference: Recorder | undefined;
+  let target: QueueProxyTarget | undefined;
+  beforeAll(async () => {
+    reference = await startRecorder();
+    target = await startQueueProxyTarget();
+  });
+  afterAll(async () => {
+    await target?.close();
+    await reference?.close();
+  });
+  return {
+    get reference() {
+      if (!reference) throw new Error("the differential pair is read before its beforeAll ran");
+      return reference;
+    },
+    get target() {
+      if (!target) throw new Error("the differential pair is read before its beforeAll ran");
+      return target;
     },
   };
 }
