@@ -9,7 +9,7 @@
 // Env: THAW_BENCH_QUICK=1 for 10 cold starts per path instead of 50; THAW_BENCH_COLD_N=<n> for n;
 // THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both).
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -66,12 +66,17 @@ async function startNginx(gatewayPort) {
     chmodSync(join(dir, d), 0o777);
   }
   const port = await freePort();
+  const h2Port = await freePort();
   const conf = readFileSync(join(INFRA, "nginx.conf"), "utf8")
     .replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`)
+    .replaceAll("127.0.0.1:8081", `127.0.0.1:${h2Port}`)
     .replaceAll("127.0.0.1:8090", `127.0.0.1:${gatewayPort}`)
     .replaceAll("127.0.0.1:8089", `127.0.0.1:${gatewayPort}`);
   writeFileSync(join(dir, "nginx.conf"), conf);
-  writeFileSync(join(dir, "thaw-proxy.conf"), readFileSync(join(INFRA, "thaw-proxy.conf")));
+  // Every file nginx.conf includes sits beside it.
+  for (const f of readdirSync(INFRA).filter((n) => n.endsWith(".conf") && n !== "nginx.conf")) {
+    writeFileSync(join(dir, f), readFileSync(join(INFRA, f)));
+  }
   const args = ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr"];
   const t = spawnSync("nginx", ["-t", ...args], { encoding: "utf8" });
   if (t.status !== 0) throw new Error(`nginx -t failed (apt-get install -y nginx-light):\n${t.stderr}`);
