@@ -5,7 +5,9 @@
 // forward-auth pointed at the same `thaw up`). Each cold start is one service woken once; services are
 // woken one after the other, BATCH per `thaw up`, so at most BATCH pods live at a time.
 // The breakdown per phase lines up three sets of marks in wall time: the client's (sent, first byte),
-// thaw up's (THAW_COLD_MARKS: poked, spawned, qpListening, podReady, healthy) and the app's.
+// thaw up's (the cold-start record it logs with --log-format json, the same record as the dashboard's and
+// thaw_cold_start_phase_seconds': queued, scaleDecision, podStarted, firstReady and its moments
+// queueProxyListening, podReady; epoch ms) and the app's.
 // Env: THAW_BENCH_QUICK=1 for 10 cold starts per path instead of 50; THAW_BENCH_COLD_N=<n> for n;
 // THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both).
 import { spawn, spawnSync } from "node:child_process";
@@ -57,6 +59,21 @@ function readLines(file) {
   }
 }
 
+/** The `coldstart` records in thaw up's JSON log (one pino line each, docs/dashboard.md). */
+function coldStartRecords(log) {
+  const out = [];
+  for (const line of log.split("\n")) {
+    if (!line.includes('"coldstart"')) continue;
+    try {
+      const r = JSON.parse(line);
+      if (r.msg === "coldstart") out.push(r);
+    } catch {
+      // Not a log line (pod output interleaved): skip.
+    }
+  }
+  return out;
+}
+
 /** A user-space nginx running infra/nginx/nginx.conf with the hook and activator both at `gateway`. */
 async function startNginx(gatewayPort) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-cold-nginx-"));
@@ -106,7 +123,6 @@ async function startNginx(gatewayPort) {
 async function batch(first, count, viaNginx) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-cold-"));
   const config = join(dir, "thaw.config.yaml");
-  const upMarks = join(dir, "up-marks.jsonl");
   const appMarks = join(dir, "app-marks.jsonl");
   const port = await freePort();
   const names = Array.from({ length: count }, (_, i) => `app-${first + i}`);
@@ -131,15 +147,15 @@ async function batch(first, count, viaNginx) {
       ...services,
     ].join("\n"),
   );
-  const up = spawn(process.execPath, [bin, "up", "--config", config], {
+  const up = spawn(process.execPath, [bin, "up", "--config", config, "--log-format", "json"], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, THAW_COLD_MARKS: upMarks },
   });
   let out = "";
   up.stdout.on("data", (d) => (out += d));
   up.stderr.on("data", (d) => (out += d));
-  for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await sleep(100);
-  if (!out.includes("gateway on")) throw new Error(`thaw up did not start:\n${out}`);
+  const started = () => out.includes('"msg":"thaw up listening"');
+  for (let i = 0; i < 300 && !started(); i++) await sleep(100);
+  if (!started()) throw new Error(`thaw up did not start:\n${out}`);
   const nginx = viaNginx ? await startNginx(port) : undefined;
   const client = [];
   try {
@@ -155,31 +171,37 @@ async function batch(first, count, viaNginx) {
     up.kill("SIGTERM");
     await new Promise((r) => (up.exitCode !== null ? r() : up.once("exit", r)));
   }
-  const ups = readLines(upMarks);
+  const records = coldStartRecords(out);
   const apps = readLines(appMarks);
-  if (process.env.THAW_BENCH_COLD_KEEP) console.log(`marks kept in ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  if (process.env.THAW_BENCH_COLD_KEEP) {
+    writeFileSync(join(dir, "thaw-up.log"), out);
+    console.log(`marks and thaw up's log kept in ${dir}`);
+  } else rmSync(dir, { recursive: true, force: true });
   return client.map((c) => {
-    const m = Object.fromEntries(ups.filter((u) => u.rev === `default/${c.name}`).map((u) => [u.what, u.at]));
-    const pod = ups.find((u) => u.rev === `default/${c.name}` && u.pod)?.pod;
-    const a = apps.find((x) => x.pod === pod) ?? {};
-    return { ...c, ...m, app: a };
+    const rec = records.find((r) => r.revision === c.name) ?? { phases: [], moments: {} };
+    const at = Object.fromEntries(rec.phases.map((p) => [p.phase, p.at]));
+    const a = apps.find((x) => x.pod === rec.pod) ?? {};
+    return { ...c, ...at, ...rec.moments, app: a };
   });
 }
 
-/** The phases of one cold start in ms (NaN where a mark is missing); the first seven add up to TTFB. */
+/**
+ * The phases of one cold start in ms (NaN where a mark is missing); the first eight add up to TTFB.
+ * thaw up's moments are whole epoch ms (its clock), the client's and the app's sub-millisecond.
+ */
 function phases(s) {
   const a = s.app;
   return {
-    "request -> scale decision (gateway, hook, activator)": s.poked - s.sent,
-    "scale decision -> app process start (ports, spawn)": a.start - s.poked,
+    "request -> queued (gateway, hook, activator)": s.queued - s.sent,
+    "queued -> scale decision (autoscaler)": s.scaleDecision - s.queued,
+    "scale decision -> app process start (ports, spawn)": a.start - s.scaleDecision,
     "app's own start-up (start -> listen; subtracted)": a.listen - a.start,
     "readiness detection (app listen -> queue-proxy probe)": a.firstConn - a.listen,
-    "queue-proxy -> activator healthy": s.healthy - a.firstConn,
-    "forward (healthy -> request at app)": a.firstReq - s.healthy,
+    "queue-proxy -> activator healthy (firstReady)": s.firstReady - a.firstConn,
+    "forward (healthy -> request at app)": a.firstReq - s.firstReady,
     "answer (request at app -> first byte at client)": s.first - a.firstReq,
-    "  queue-proxy start-up (decision -> listening; parallel)": s.qpListening - s.poked,
-    "  queue-proxy listening after the app (0 = off path)": Math.max(0, s.qpListening - a.listen),
+    "  queue-proxy start-up (decision -> listening; parallel)": s.queueProxyListening - s.scaleDecision,
+    "  queue-proxy listening after the app (0 = off path)": Math.max(0, s.queueProxyListening - a.listen),
     "  kubelet-style queue probe (app listen -> podReady)": s.podReady - a.listen,
   };
 }
