@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,14 @@ function get(url: string): Promise<{ status: number; body: string }> {
   });
 }
 
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -57,7 +66,7 @@ async function readyPod(scaler: LocalScaler) {
 }
 
 describe("spare queue-proxy (real thaw-queue-proxy and app processes)", () => {
-  const scaler = new LocalScaler({ restartDelayMs: 100 });
+  const scaler = new LocalScaler({ restartDelayMs: 100, spareDelayMs: 50 });
   afterAll(() => scaler.close(), 30_000);
   scaler.register(spec);
 
@@ -68,11 +77,14 @@ describe("spare queue-proxy (real thaw-queue-proxy and app processes)", () => {
     expect(scaler.spare?.taken).toBe(1);
     // The pod's queue-proxy is the process that was the spare.
     expect(scaler.pids()).toContain(spare);
+    // Taken, it shows its command line again; a waiting spare is titled apart from pods.
+    expect(cmdline(spare)).toContain("queue-proxy");
     const res = await get(`http://${pod.address}/`);
     expect(res.status).toBe(200);
     expect(res.body).toContain(pod.name);
     const next = await until(() => scaler.spare?.pid, 5000);
     expect(next).not.toBe(spare);
+    await until(() => (cmdline(next).startsWith("thaw-spare-qp") ? true : undefined), 10_000);
     expect(scaler.pids()).not.toContain(next);
   });
 

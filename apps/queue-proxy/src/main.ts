@@ -56,6 +56,8 @@ async function createRequestLog() {
  */
 async function adoptSpareEnv(): Promise<void> {
   if (process.env[SPARE_ENV] !== "1") return;
+  // A waiting spare is no pod's queue-proxy yet: `ps` (and /proc/<pid>/cmdline) tell them apart.
+  process.title = "thaw-spare-qp";
   const got = await readSpareEnv(process.stdin);
   if (got === undefined) process.exit(0);
   if (!got.ok) {
@@ -66,6 +68,8 @@ async function adoptSpareEnv(): Promise<void> {
   process.stdin.pause();
   (process.stdin as { unref?: () => void }).unref?.();
   Object.assign(process.env, got.env);
+  // Back to its command line (the same length, so it fits where the original was).
+  process.title = process.argv.join(" ");
 }
 
 async function main(): Promise<void> {

@@ -18,6 +18,8 @@ export interface LocalScalerOptions {
    * on with the default command, off with a `queueProxyCommand` (which may not know spare mode).
    */
   spareQueueProxy?: boolean;
+  /** How long after a pod turned ready (or went away) the next spare starts (default 1 s). */
+  spareDelayMs?: number;
   /** Environment the pods inherit (default process.env). */
   baseEnv?: Readonly<Record<string, string | undefined>>;
   logger?: Logger;
@@ -55,6 +57,7 @@ export class LocalScaler implements Scaler {
   readonly #revs = new Map<string, LocalRevision>();
   #queueProxyCommand: readonly string[] | undefined;
   #spare: SpareQueueProxy | undefined;
+  #spareTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: LocalScalerOptions = {}) {
@@ -74,6 +77,15 @@ export class LocalScaler implements Scaler {
     this.#revs.set(key, { spec, desired: 0, pods: [], listeners: new Set(), restartTimer: undefined });
     // The first spare starts with the first revision, before any request: nothing else runs yet.
     if (!spec.queueProxy) this.#warmSpare();
+  }
+
+  #warmSpareSoon(): void {
+    if (this.#spareTimer || this.#closed) return;
+    this.#spareTimer = setTimeout(() => {
+      this.#spareTimer = undefined;
+      this.#warmSpare();
+    }, this.#o.spareDelayMs ?? 1000);
+    this.#spareTimer.unref();
   }
 
   #warmSpare(): void {
@@ -133,6 +145,7 @@ export class LocalScaler implements Scaler {
   /** Stops every pod (drained, SIGTERM then SIGKILL after the grace) and refuses further scaling. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#spareTimer) clearTimeout(this.#spareTimer);
     const all: Promise<void>[] = [this.#spare?.close() ?? Promise.resolve()];
     for (const r of this.#revs.values()) {
       if (r.restartTimer) clearTimeout(r.restartTimer);
@@ -195,8 +208,9 @@ export class LocalScaler implements Scaler {
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
-    // The next spare starts once this pod is ready (or gone), not during its cold start.
-    if (pod.ready || pod.gone) this.#warmSpare();
+    // The next spare starts a while after this pod is ready (or gone): spawning blocks this event loop
+    // for a few ms and the new process takes CPU, both of which the cold start's first requests need.
+    if (pod.ready || pod.gone) this.#warmSpareSoon();
     // A pod whose container died is replaced at once, not after its remains have drained.
     if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
