@@ -210,7 +210,7 @@ export class LocalScaler implements Scaler {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
     // The next spare starts a while after this pod is ready (or gone): spawning blocks this event loop
     // for a few ms and the new process takes CPU, both of which the cold start's first requests need.
-    if (pod.ready || pod.gone) this.#warmSpareSoon();
+    if (!r.spec.queueProxy && (pod.ready || pod.gone)) this.#warmSpareSoon();
     // A pod whose container died is replaced at once, not after its remains have drained.
     if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
