@@ -77,8 +77,8 @@ describe("spare queue-proxy (real thaw-queue-proxy and app processes)", () => {
     expect(scaler.spare?.taken).toBe(1);
     // The pod's queue-proxy is the process that was the spare.
     expect(scaler.pids()).toContain(spare);
-    // Taken, it shows its command line again; a waiting spare is titled apart from pods.
-    expect(cmdline(spare)).toContain("queue-proxy");
+    // Taken, it is titled after its pod; a waiting spare is titled apart from pods.
+    expect(cmdline(spare)).toContain(`thaw-queue-proxy ${pod.name}`);
     const res = await get(`http://${pod.address}/`);
     expect(res.status).toBe(200);
     expect(res.body).toContain(pod.name);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cmdline, markedPids, Up, until } from "./support/up-process.js";
+import { isWaitingSpare, markedPids, Up, until } from "./support/up-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const helloApp = join(here, "../../../examples/hello/server.mjs");
@@ -115,8 +115,8 @@ describe("thaw up end to end (real processes: gateway, queue-proxies, sample app
 
   it("returns to zero within grace + stable window + 10 s after the load stops, leaving no pod process", async () => {
     const limit = (GRACE_S + STABLE_S + 10) * 1000;
-    // The spare queue-proxy waiting for the next pod (title thaw-spare-qp) is no pod's process.
-    const notSpare = () => markedPids(marker).filter((pid) => !cmdline(pid).startsWith("thaw-spare-qp"));
+    // The spare queue-proxy waiting for the next pod is no pod's process.
+    const notSpare = () => markedPids(marker).filter((pid) => !isWaitingSpare(pid));
     const took = await until(
       async () => (await revisions(up.url))[0]?.desiredScale === 0 && notSpare().length === 1,
       limit,

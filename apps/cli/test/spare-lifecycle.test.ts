@@ -50,8 +50,8 @@ describe("thaw up's spare queue-proxy (real processes)", () => {
     const { up: u, marker, spare } = await upAtZero();
     const [first] = spare();
     expect((await request(u.url, { headers: host })).status).toBe(200);
-    // The spare became the pod's queue-proxy: same process, its command line back.
-    expect(cmdline(first as number)).toContain("queue-proxy");
+    // The spare became the pod's queue-proxy: same process, titled after its pod.
+    expect(cmdline(first as number)).toMatch(/^thaw-queue-proxy echo-/);
     await until(() => spare().length === 1 && spare()[0] !== first, 20_000, "the next spare");
     u.proc.kill("SIGTERM");
     expect(await u.exited()).toBe(0);

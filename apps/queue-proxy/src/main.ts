@@ -68,8 +68,8 @@ async function adoptSpareEnv(): Promise<void> {
   process.stdin.pause();
   (process.stdin as { unref?: () => void }).unref?.();
   Object.assign(process.env, got.env);
-  // Back to its command line (the same length, so it fits where the original was).
-  process.title = process.argv.join(" ");
+  // Now a pod's queue-proxy (the title is cut to the original command line's length if longer).
+  process.title = `thaw-queue-proxy ${process.env["SERVING_POD"] ?? ""}`.trim();
 }
 
 async function main(): Promise<void> {

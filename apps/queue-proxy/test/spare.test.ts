@@ -70,7 +70,7 @@ describe("thaw-queue-proxy spare mode (real process)", () => {
       const { serving } = JSON.parse(line) as { serving: number };
       const res = await get(`http://127.0.0.1:${serving}/spare`);
       expect(res.status).toBe(200);
-      expect(cmdline(pid)).toContain("main.js");
+      expect(cmdline(pid)).toMatch(/^thaw-queue-proxy hello-00001-deployment-abc/);
       expect(listening(pid)).toBeGreaterThan(0);
     } finally {
       s.child.kill("SIGKILL");

@@ -18,7 +18,7 @@ export interface LocalScalerOptions {
    * on with the default command, off with a `queueProxyCommand` (which may not know spare mode).
    */
   spareQueueProxy?: boolean;
-  /** How long after a pod turned ready (or went away) the next spare starts (default 1 s). */
+  /** How long after a pod turned ready (or went away) the next spare starts (default 50 ms). */
   spareDelayMs?: number;
   /** Environment the pods inherit (default process.env). */
   baseEnv?: Readonly<Record<string, string | undefined>>;
@@ -84,7 +84,7 @@ export class LocalScaler implements Scaler {
     this.#spareTimer = setTimeout(() => {
       this.#spareTimer = undefined;
       this.#warmSpare();
-    }, this.#o.spareDelayMs ?? 1000);
+    }, this.#o.spareDelayMs ?? 50);
     this.#spareTimer.unref();
   }
 
@@ -208,8 +208,8 @@ export class LocalScaler implements Scaler {
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
-    // The next spare starts a while after this pod is ready (or gone): spawning blocks this event loop
-    // for a few ms and the new process takes CPU, both of which the cold start's first requests need.
+    // The next spare starts just after this pod is ready (or gone): spawning blocks this event loop for a
+    // few ms, which the cold start's first requests, sent the moment the pod is ready, must not wait for.
     if (!r.spec.queueProxy && (pod.ready || pod.gone)) this.#warmSpareSoon();
     // A pod whose container died is replaced at once, not after its remains have drained.
     if (pod.gone || pod.died) {
