@@ -9,7 +9,8 @@
 // thaw_cold_start_phase_seconds': queued, scaleDecision, podStarted, firstReady and its moments
 // queueProxyListening, podReady; epoch ms) and the app's.
 // Env: THAW_BENCH_QUICK=1 for 10 cold starts per path instead of 50; THAW_BENCH_COLD_N=<n> for n;
-// THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both).
+// THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both);
+// THAW_BENCH_COLD_SAMPLES=1 prints every sample's phases too.
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -227,6 +228,14 @@ async function run(path) {
   console.log(`  TTFB p50 ${f(quantile(ttfb, 50))} ms, p99 ${f(quantile(ttfb, 99))} ms`);
   console.log("  breakdown (ms)                                               p50     p90     p99     max");
   const ph = samples.map(phases);
+  if (process.env.THAW_BENCH_COLD_SAMPLES) {
+    for (const [i, p] of ph.entries()) {
+      const cells = Object.entries(p).map(([k, v]) => `${k.trim().split(" ")[0]}=${f(v).trim()}`);
+      console.log(
+        `  sample ${i}${samples[i].firstOfUp ? " (first of its thaw up)" : ""}: ${cells.join(" ")}`,
+      );
+    }
+  }
   for (const k of Object.keys(ph[0] ?? {})) {
     const xs = ph.map((p) => p[k]);
     const max = Math.max(...xs.filter(Number.isFinite));
