@@ -5,11 +5,14 @@
 // forward-auth pointed at the same `thaw up`). Each cold start is one service woken once; services are
 // woken one after the other, BATCH per `thaw up`, so at most BATCH pods live at a time.
 // The breakdown per phase lines up three sets of marks in wall time: the client's (sent, first byte),
-// thaw up's (THAW_COLD_MARKS: poked, spawned, qpListening, podReady, healthy) and the app's.
+// thaw up's (the cold-start record it logs with --log-format json, the same record as the dashboard's and
+// thaw_cold_start_phase_seconds': queued, scaleDecision, podStarted, firstReady and its moments
+// queueProxyListening, podReady; epoch ms) and the app's.
 // Env: THAW_BENCH_QUICK=1 for 10 cold starts per path instead of 50; THAW_BENCH_COLD_N=<n> for n;
-// THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both).
+// THAW_BENCH_TBC (target-burst-capacity, default Knative's 211); THAW_BENCH_COLD_PATHS=up,nginx (default both);
+// THAW_BENCH_COLD_SAMPLES=1 prints every sample's phases too.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -57,6 +60,21 @@ function readLines(file) {
   }
 }
 
+/** The `coldstart` records in thaw up's JSON log (one pino line each, docs/dashboard.md). */
+function coldStartRecords(log) {
+  const out = [];
+  for (const line of log.split("\n")) {
+    if (!line.includes('"coldstart"')) continue;
+    try {
+      const r = JSON.parse(line);
+      if (r.msg === "coldstart") out.push(r);
+    } catch {
+      // Not a log line (pod output interleaved): skip.
+    }
+  }
+  return out;
+}
+
 /** A user-space nginx running infra/nginx/nginx.conf with the hook and activator both at `gateway`. */
 async function startNginx(gatewayPort) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-cold-nginx-"));
@@ -66,12 +84,17 @@ async function startNginx(gatewayPort) {
     chmodSync(join(dir, d), 0o777);
   }
   const port = await freePort();
+  const h2Port = await freePort();
   const conf = readFileSync(join(INFRA, "nginx.conf"), "utf8")
     .replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`)
+    .replaceAll("127.0.0.1:8081", `127.0.0.1:${h2Port}`)
     .replaceAll("127.0.0.1:8090", `127.0.0.1:${gatewayPort}`)
     .replaceAll("127.0.0.1:8089", `127.0.0.1:${gatewayPort}`);
   writeFileSync(join(dir, "nginx.conf"), conf);
-  writeFileSync(join(dir, "thaw-proxy.conf"), readFileSync(join(INFRA, "thaw-proxy.conf")));
+  // Every file nginx.conf includes sits beside it.
+  for (const f of readdirSync(INFRA).filter((n) => n.endsWith(".conf") && n !== "nginx.conf")) {
+    writeFileSync(join(dir, f), readFileSync(join(INFRA, f)));
+  }
   const args = ["-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-e", "stderr"];
   const t = spawnSync("nginx", ["-t", ...args], { encoding: "utf8" });
   if (t.status !== 0) throw new Error(`nginx -t failed (apt-get install -y nginx-light):\n${t.stderr}`);
@@ -101,7 +124,6 @@ async function startNginx(gatewayPort) {
 async function batch(first, count, viaNginx) {
   const dir = mkdtempSync(join(tmpdir(), "thaw-cold-"));
   const config = join(dir, "thaw.config.yaml");
-  const upMarks = join(dir, "up-marks.jsonl");
   const appMarks = join(dir, "app-marks.jsonl");
   const port = await freePort();
   const names = Array.from({ length: count }, (_, i) => `app-${first + i}`);
@@ -126,15 +148,15 @@ async function batch(first, count, viaNginx) {
       ...services,
     ].join("\n"),
   );
-  const up = spawn(process.execPath, [bin, "up", "--config", config], {
+  const up = spawn(process.execPath, [bin, "up", "--config", config, "--log-format", "json"], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, THAW_COLD_MARKS: upMarks },
   });
   let out = "";
   up.stdout.on("data", (d) => (out += d));
   up.stderr.on("data", (d) => (out += d));
-  for (let i = 0; i < 300 && !out.includes("gateway on"); i++) await sleep(100);
-  if (!out.includes("gateway on")) throw new Error(`thaw up did not start:\n${out}`);
+  const started = () => out.includes('"msg":"thaw up listening"');
+  for (let i = 0; i < 300 && !started(); i++) await sleep(100);
+  if (!started()) throw new Error(`thaw up did not start:\n${out}`);
   const nginx = viaNginx ? await startNginx(port) : undefined;
   const client = [];
   try {
@@ -142,7 +164,7 @@ async function batch(first, count, viaNginx) {
       await sleep(100); // let the previous pod's start-up settle
       const r = await firstByte(nginx?.port ?? port, `${name}.localhost`);
       if (r.status !== 200) throw new Error(`${name}: status ${r.status}`);
-      client.push({ name, ...r });
+      client.push({ name, ...r, firstOfUp: client.length === 0 });
     }
     await sleep(50); // the app writes its marks just after its first answer
   } finally {
@@ -150,31 +172,37 @@ async function batch(first, count, viaNginx) {
     up.kill("SIGTERM");
     await new Promise((r) => (up.exitCode !== null ? r() : up.once("exit", r)));
   }
-  const ups = readLines(upMarks);
+  const records = coldStartRecords(out);
   const apps = readLines(appMarks);
-  if (process.env.THAW_BENCH_COLD_KEEP) console.log(`marks kept in ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  if (process.env.THAW_BENCH_COLD_KEEP) {
+    writeFileSync(join(dir, "thaw-up.log"), out);
+    console.log(`marks and thaw up's log kept in ${dir}`);
+  } else rmSync(dir, { recursive: true, force: true });
   return client.map((c) => {
-    const m = Object.fromEntries(ups.filter((u) => u.rev === `default/${c.name}`).map((u) => [u.what, u.at]));
-    const pod = ups.find((u) => u.rev === `default/${c.name}` && u.pod)?.pod;
-    const a = apps.find((x) => x.pod === pod) ?? {};
-    return { ...c, ...m, app: a };
+    const rec = records.find((r) => r.revision === c.name) ?? { phases: [], moments: {} };
+    const at = Object.fromEntries(rec.phases.map((p) => [p.phase, p.at]));
+    const a = apps.find((x) => x.pod === rec.pod) ?? {};
+    return { ...c, ...at, ...rec.moments, app: a };
   });
 }
 
-/** The phases of one cold start in ms (NaN where a mark is missing); the first seven add up to TTFB. */
+/**
+ * The phases of one cold start in ms (NaN where a mark is missing); the first eight add up to TTFB.
+ * thaw up's moments are whole epoch ms (its clock), the client's and the app's sub-millisecond.
+ */
 function phases(s) {
   const a = s.app;
   return {
-    "request -> scale decision (gateway, hook, activator)": s.poked - s.sent,
-    "scale decision -> app process start (ports, spawn)": a.start - s.poked,
+    "request -> queued (gateway, hook, activator)": s.queued - s.sent,
+    "queued -> scale decision (autoscaler)": s.scaleDecision - s.queued,
+    "scale decision -> app process start (ports, spawn)": a.start - s.scaleDecision,
     "app's own start-up (start -> listen; subtracted)": a.listen - a.start,
     "readiness detection (app listen -> queue-proxy probe)": a.firstConn - a.listen,
-    "queue-proxy -> activator healthy": s.healthy - a.firstConn,
-    "forward (healthy -> request at app)": a.firstReq - s.healthy,
+    "queue-proxy -> activator healthy (firstReady)": s.firstReady - a.firstConn,
+    "forward (healthy -> request at app)": a.firstReq - s.firstReady,
     "answer (request at app -> first byte at client)": s.first - a.firstReq,
-    "  queue-proxy start-up (decision -> listening; parallel)": s.qpListening - s.poked,
-    "  queue-proxy listening after the app (0 = off path)": Math.max(0, s.qpListening - a.listen),
+    "  queue-proxy start-up (decision -> listening; parallel)": s.queueProxyListening - s.scaleDecision,
+    "  queue-proxy listening after the app (0 = off path)": Math.max(0, s.queueProxyListening - a.listen),
     "  kubelet-style queue probe (app listen -> podReady)": s.podReady - a.listen,
   };
 }
@@ -200,6 +228,14 @@ async function run(path) {
   console.log(`  TTFB p50 ${f(quantile(ttfb, 50))} ms, p99 ${f(quantile(ttfb, 99))} ms`);
   console.log("  breakdown (ms)                                               p50     p90     p99     max");
   const ph = samples.map(phases);
+  if (process.env.THAW_BENCH_COLD_SAMPLES) {
+    for (const [i, p] of ph.entries()) {
+      const cells = Object.entries(p).map(([k, v]) => `${k.trim().split(" ")[0]}=${f(v).trim()}`);
+      console.log(
+        `  sample ${i}${samples[i].firstOfUp ? " (first of its thaw up)" : ""}: ${cells.join(" ")}`,
+      );
+    }
+  }
   for (const k of Object.keys(ph[0] ?? {})) {
     const xs = ph.map((p) => p[k]);
     const max = Math.max(...xs.filter(Number.isFinite));
@@ -209,6 +245,15 @@ async function run(path) {
   }
   console.log(
     `  ${"overhead = TTFB - app's own start-up".padEnd(56)} ${f(quantile(overhead, 50))} ${f(quantile(overhead, 90))} ${f(quantile(overhead, 99))} ${f(Math.max(...overhead))}`,
+  );
+  // The first cold start of each `thaw up` also runs its gateway, hook and activator code for the first time.
+  const firsts = overhead.filter((_, i) => samples[i].firstOfUp);
+  const rest = overhead.filter((_, i) => !samples[i].firstOfUp);
+  console.log(
+    `  ${"  overhead, first cold start of each thaw up".padEnd(56)} ${f(quantile(firsts, 50))} ${f(quantile(firsts, 90))} ${f(quantile(firsts, 99))} ${f(Math.max(...firsts))}`,
+  );
+  console.log(
+    `  ${"  overhead, the others".padEnd(56)} ${f(quantile(rest, 50))} ${f(quantile(rest, 90))} ${f(quantile(rest, 99))} ${f(Math.max(...rest))}`,
   );
   verdict(
     `cold-start overhead p50 (${label}, ${samples.length} starts)`,

@@ -29,7 +29,6 @@ import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
-import { coldMarks } from "./cold-marks.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { gatewayH2 } from "./h2.js";
@@ -106,11 +105,22 @@ export async function startStack(
   // config asks for one. 1 ms: the queue-proxy reads 0 as "the default" (45 s).
   const quietMs =
     config.drain.quietPeriod === undefined ? 1 : Math.max(1, parseDurationMs(config.drain.quietPeriod) ?? 1);
-  const marks = coldMarks(process.env);
-  const onPodOutput = marks?.podOutput(opts.onPodOutput) ?? opts.onPodOutput;
+  // One recorder for the dashboard, the logs, the metric and the cold-start benchmark's breakdown.
+  const recorder = new ColdStartRecorder();
+  const onPodOutput: NonNullable<LocalScalerOptions["onPodOutput"]> = (rev, pod, container, line) => {
+    // The listening line is looked for only while a cold start of its revision is recorded.
+    if (
+      container === "queue-proxy" &&
+      recorder.isOpen(rev.namespace, rev.name) &&
+      line.includes("thaw-queue-proxy listening")
+    ) {
+      recorder.moment(rev.namespace, rev.name, "queueProxyListening", clock.now());
+    }
+    opts.onPodOutput?.(rev, pod, container, line);
+  };
   const scaler = new LocalScaler({
     logger,
-    ...(onPodOutput ? { onPodOutput } : {}),
+    onPodOutput,
     ...(opts.queueProxyCommand ? { queueProxyCommand: opts.queueProxyCommand } : {}),
     ...(opts.baseEnv ? { baseEnv: opts.baseEnv } : {}),
   });
@@ -156,8 +166,10 @@ export async function startStack(
     },
   };
   // The dashboard's data; its queue depth is the activator's (the coordinator exists before any sample).
-  const recording = coldStartRecording(service, scaler, clock, local, (rev) => coordinator.queueDepth(rev));
-  const { recorder, feed } = recording;
+  const recording = coldStartRecording(recorder, service, scaler, clock, local, (rev) =>
+    coordinator.queueDepth(rev),
+  );
+  const { feed } = recording;
   // Queue probes on short-lived connections (kubelet's probes use none at all), so a draining pod is not
   // held open by an idle probe socket.
   const probeAgent = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
@@ -176,7 +188,6 @@ export async function startStack(
     scaler: {
       poke: (key) => {
         recorder.mark(key.namespace, key.name, "queued", clock.now());
-        marks?.mark(key, "poked");
         void service.poke(key);
       },
     },
@@ -184,10 +195,7 @@ export async function startStack(
   });
   const pool = podForwarders();
   const offPools = local.map(({ service: s }) =>
-    scaler.subscribe({ namespace: s.namespace, name: s.name }, (pods) => {
-      pool.retain(scaler.allAddresses());
-      marks?.pods(s, pods);
-    }),
+    scaler.subscribe({ namespace: s.namespace, name: s.name }, () => pool.retain(scaler.allAddresses())),
   );
   const reporter = new ConcurrencyReporter({
     podName: "thaw-up",
@@ -247,7 +255,6 @@ export async function startStack(
   };
   const offEndpoints = coordinator.onEndpoints((key, eps) => {
     if (eps.length > 0) recorder.mark(key.namespace, key.name, "firstReady", clock.now());
-    if (marks && eps.length > 0 && (ready.get(keyOf(key))?.length ?? 0) === 0) marks.mark(key, "healthy");
     ready.set(keyOf(key), eps);
     feedHook(key);
   });
@@ -407,13 +414,13 @@ export async function startStack(
  * here; queued, first ready probe and first byte where the activator and gateway see them.
  */
 function coldStartRecording(
+  recorder: ColdStartRecorder,
   service: AutoscalerService,
   scaler: LocalScaler,
   clock: Clock,
   local: readonly ResolvedService[],
   queueDepth: (rev: RevisionKey) => number,
-): { recorder: ColdStartRecorder; feed: DashboardFeed; off: () => void } {
-  const recorder = new ColdStartRecorder();
+): { feed: DashboardFeed; off: () => void } {
   const offs = [
     service.on((e) => {
       if (e.type !== "scale") return;
@@ -423,14 +430,19 @@ function coldStartRecording(
     }),
     ...local.map(({ service: s }) =>
       scaler.subscribe({ namespace: s.namespace, name: s.name }, (pods) => {
-        if (pods.length === 0) return;
-        recorder.mark(s.namespace, s.name, "podStarted", Math.min(...pods.map((p) => p.startedAt)));
+        const first = pods.reduce<(typeof pods)[number] | undefined>(
+          (a, p) => (a && a.startedAt <= p.startedAt ? a : p),
+          undefined,
+        );
+        if (!first) return;
+        recorder.mark(s.namespace, s.name, "podStarted", first.startedAt, first.name);
+        // The local scaler's kubelet-style queue probe passed (the activator's own probe may be first).
+        if (pods.some((p) => p.ready)) recorder.moment(s.namespace, s.name, "podReady", clock.now());
       }),
     ),
   ];
   const feed = new DashboardFeed({ source: service, clock, queueDepth });
   return {
-    recorder,
     feed,
     off: () => {
       for (const off of offs) off();

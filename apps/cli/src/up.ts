@@ -69,7 +69,7 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       url: base,
       dashboard: `${base}/_thaw/`,
       config: opts.config,
-      tracing: traced !== undefined,
+      tracing: traced != null,
     });
   } else {
     stack.feed.on((e) => {

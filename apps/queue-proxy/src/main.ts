@@ -15,6 +15,7 @@ import { createProber, decodeProbeEnv } from "@thaw/readiness";
 import { nodeTransport } from "@thaw/readiness/node";
 import { formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
 import { startQueueProxy } from "./queue-proxy.js";
+import { readSpareEnv, SPARE_ENV } from "./spare.js";
 
 /** The readiness check from `SERVING_READINESS_PROBE`, or the issues that stop the start. */
 function readiness(config: QueueProxyConfig): { prober: QueueProber } | { error: string } {
@@ -47,7 +48,32 @@ async function createRequestLog() {
   return pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
+/**
+ * Spare mode (THAW_QUEUE_PROXY_SPARE=1): a supervisor starts the process ahead of a pod, so the module
+ * loading (most of a cold queue-proxy's start-up) is done before the pod exists; the pod's env arrives as
+ * one JSON line on stdin and is laid over the inherited one. Stdin closing first means the supervisor is
+ * gone: exit quietly.
+ */
+async function adoptSpareEnv(): Promise<void> {
+  if (process.env[SPARE_ENV] !== "1") return;
+  // A waiting spare is no pod's queue-proxy yet: `ps` (and /proc/<pid>/cmdline) tell them apart.
+  process.title = "thaw-spare-qp";
+  const got = await readSpareEnv(process.stdin);
+  if (got === undefined) process.exit(0);
+  if (!got.ok) {
+    process.stderr.write(`thaw-queue-proxy: ${got.error}\n`);
+    process.exit(1);
+  }
+  // The pipe stays open (the supervisor holds it); it must not keep this process alive or be read again.
+  process.stdin.pause();
+  (process.stdin as { unref?: () => void }).unref?.();
+  Object.assign(process.env, got.env);
+  // Now a pod's queue-proxy (the title is cut to the original command line's length if longer).
+  process.title = `thaw-queue-proxy ${process.env["SERVING_POD"] ?? ""}`.trim();
+}
+
 async function main(): Promise<void> {
+  await adoptSpareEnv();
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
     process.stderr.write(`${formatIssues(parsed.issues)}\n`);

@@ -52,4 +52,23 @@ describe("ColdStartRecorder", () => {
     expect(r.isOpen("a", "one")).toBe(false);
     expect(r.finish("a", "two")?.id).toBe("a/two#1");
   });
+
+  it("keeps the first pod's name and the moments beside the phases, out of the phase sequence", () => {
+    const r = new ColdStartRecorder();
+    r.moment("a", "b", "podReady", 1); // nothing open yet: ignored
+    r.mark("a", "b", "queued", 10);
+    r.mark("a", "b", "podStarted", 12, "b-1");
+    r.mark("a", "b", "podStarted", 13, "b-2");
+    r.moment("a", "b", "queueProxyListening", 14);
+    r.mark("a", "b", "firstReady", 30);
+    r.moment("a", "b", "podReady", 40); // after firstReady: a moment, so no phase is distorted
+    r.moment("a", "b", "podReady", 50);
+    const rec = r.finish("a", "b");
+    expect(rec?.pod).toBe("b-1");
+    expect(rec?.moments).toEqual({ queueProxyListening: 14, podReady: 40 });
+    expect(rec?.phases.map((p) => p.phase)).toEqual(["queued", "podStarted", "firstReady"]);
+    r.mark("a", "b", "queued", 60);
+    const bare = r.finish("a", "b");
+    expect(bare && ("pod" in bare || "moments" in bare)).toBe(false);
+  });
 });

@@ -20,6 +20,17 @@ export const COLD_START_PHASES = [
  */
 export type ColdStartPhase = (typeof COLD_START_PHASES)[number];
 
+/**
+ * Moments beside the phases, seen only by `thaw up` (its local pods): `queueProxyListening`, the pod's
+ * queue-proxy printed its listening line; `podReady`, the pod passed the local scaler's kubelet-style queue
+ * probe. They overlap the phases (the activator's own probe may pass first), so they are kept apart: in the
+ * record and the logs, not in the metric. The cold-start benchmark reads them for its breakdown.
+ */
+export const COLD_START_MOMENTS = ["queueProxyListening", "podReady"] as const;
+
+/** One of {@link COLD_START_MOMENTS}. */
+export type ColdStartMoment = (typeof COLD_START_MOMENTS)[number];
+
 /** A phase as it happened: when (epoch ms) and how long since the phase before it (`queued`: 0). */
 export interface ColdStartPhaseMark {
   phase: ColdStartPhase;
@@ -41,6 +52,10 @@ export interface ColdStartRecord {
   startedAt: number;
   phases: ColdStartPhaseMark[];
   totalMs: number;
+  /** The first pod started for this cold start, when this process started it (`thaw up`). */
+  pod?: string;
+  /** The {@link COLD_START_MOMENTS} this process saw (epoch ms), when any. */
+  moments?: Partial<Record<ColdStartMoment, number>>;
 }
 
 /** The autoscaler asked the scaler for a new replica count, and why (the decider's reason, for people). */
@@ -57,6 +72,8 @@ export interface ScaleRecord {
 interface Open {
   startedAt: number;
   at: Partial<Record<ColdStartPhase, number>>;
+  moments: Partial<Record<ColdStartMoment, number>>;
+  pod?: string;
 }
 
 /**
@@ -78,16 +95,26 @@ export class ColdStartRecorder {
     return this.#open.get(`${namespace}/${revision}`)?.at[phase] !== undefined;
   }
 
-  /** Records that `phase` happened at `at` (epoch ms); phases other than `queued` need an open record. */
-  mark(namespace: string, revision: string, phase: ColdStartPhase, at: number): void {
+  /**
+   * Records that `phase` happened at `at` (epoch ms); phases other than `queued` need an open record.
+   * `pod` names the pod of `podStarted` (kept with the first one).
+   */
+  mark(namespace: string, revision: string, phase: ColdStartPhase, at: number, pod?: string): void {
     const key = `${namespace}/${revision}`;
     let open = this.#open.get(key);
     if (!open) {
       if (phase !== "queued") return;
-      open = { startedAt: at, at: {} };
+      open = { startedAt: at, at: {}, moments: {} };
       this.#open.set(key, open);
     }
+    if (phase === "podStarted" && pod !== undefined && open.at.podStarted === undefined) open.pod = pod;
     open.at[phase] ??= at;
+  }
+
+  /** Records a moment beside the phases (the first time wins); ignored unless a record is open. */
+  moment(namespace: string, revision: string, moment: ColdStartMoment, at: number): void {
+    const open = this.#open.get(`${namespace}/${revision}`);
+    if (open) open.moments[moment] ??= at;
   }
 
   /** Closes the open cold start and returns its record; undefined when none is open. */
@@ -115,6 +142,8 @@ export class ColdStartRecorder {
       startedAt: open.startedAt,
       phases,
       totalMs: prev - open.startedAt,
+      ...(open.pod !== undefined ? { pod: open.pod } : {}),
+      ...(Object.keys(open.moments).length > 0 ? { moments: open.moments } : {}),
     };
   }
 

@@ -132,7 +132,18 @@ export function stateOf(pid: number): string {
 
 /** Pids of the pods' containers: the echo app and the queue-proxy (not thaw up, not the reapers). */
 export function podPids(marker: string): number[] {
-  return markedPids(marker).filter((pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)));
+  return markedPids(marker).filter(
+    (pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)) && !isWaitingSpare(pid),
+  );
+}
+
+/**
+ * True for a spare queue-proxy no pod has taken yet, booting or waiting (the local scaler's spare mode):
+ * a taken one is titled `thaw-queue-proxy <pod>`, a waiting one `thaw-spare-qp`.
+ */
+export function isWaitingSpare(pid: number): boolean {
+  if (envOf(pid, "THAW_QUEUE_PROXY_SPARE") !== "1") return false;
+  return !cmdline(pid).startsWith("thaw-queue-proxy ");
 }
 
 /** Pids of the pods' app processes (the echo app's command line). */

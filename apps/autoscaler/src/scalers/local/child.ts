@@ -10,6 +10,8 @@ export interface GroupChild {
   readonly alive: boolean;
   /** Sends `signal` to the whole group; no-op once exited. */
   signal(signal: NodeJS.Signals): void;
+  /** Writes `line` and a newline to its stdin; false when stdin is not piped or already closed. */
+  writeLine(line: string): boolean;
 }
 
 /** Every live group, so a dying parent can take them along (see {@link killAllGroups}). */
@@ -21,6 +23,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** Each line of stdout and stderr. */
   onLine?: (stream: "stdout" | "stderr", line: string) => void;
+  /** Pipe stdin (for {@link GroupChild.writeLine}); default: no stdin. */
+  stdin?: boolean;
 }
 
 /** Starts `command` (argv, no shell) as a process-group leader with piped output. */
@@ -31,8 +35,10 @@ export function spawnGroup(command: readonly string[], opts: SpawnOptions): Grou
     env: opts.env as NodeJS.ProcessEnv,
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
   });
+  // A child that exits before reading its stdin makes a write fail with EPIPE: its exit is what counts.
+  cp.stdin?.on("error", () => {});
   let alive = true;
   const exited = new Promise<number | string>((resolve) => {
     cp.once("error", (err) => {
@@ -53,6 +59,11 @@ export function spawnGroup(command: readonly string[], opts: SpawnOptions): Grou
   }
   const child: GroupChild = {
     pid: cp.pid ?? -1,
+    writeLine(line) {
+      if (!alive || !cp.stdin || cp.stdin.destroyed) return false;
+      cp.stdin.write(`${line}\n`);
+      return true;
+    },
     exited,
     get alive() {
       return alive;

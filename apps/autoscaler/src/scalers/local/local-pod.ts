@@ -4,6 +4,7 @@ import { type GroupChild, spawnGroup } from "./child.js";
 import { freePorts } from "./free-port.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
 import { type Reaper, startReaper } from "./reaper.js";
+import type { SpareQueueProxy } from "./spare-queue-proxy.js";
 
 /** Options of {@link LocalPod}. */
 export interface LocalPodOptions {
@@ -11,6 +12,8 @@ export interface LocalPodOptions {
   name: string;
   /** argv that starts `thaw-queue-proxy` (unused when `spec.queueProxy` names another queue-proxy). */
   queueProxyCommand: readonly string[];
+  /** A queue-proxy started ahead of time to take instead of spawning `queueProxyCommand`, if one waits. */
+  spare?: SpareQueueProxy;
   /** Environment the children inherit (usually process.env). */
   baseEnv: Readonly<Record<string, string | undefined>>;
   /** Each output line of the pod's two containers. */
@@ -138,14 +141,19 @@ export class LocalPod {
     };
     const qpEnv = queueProxyEnv(spec, name, ports);
     if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
+    const onQpLine = (line: string) => this.#o.onLine?.("queue-proxy", line);
+    // The spare (Thaw's queue-proxy only) gets the same env laid over the same base: first, so it binds
+    // its ports while the app is spawned.
+    this.#qp =
+      (knative ? undefined : this.#o.spare?.take(qpEnv.env, onQpLine)) ??
+      spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
+        env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
+        onLine: (_s, line) => onQpLine(line),
+      });
     this.#app = spawnGroup(spec.command, {
       env: userAppEnv(spec, name, ports.user, this.#o.baseEnv),
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       onLine: (_s, line) => this.#o.onLine?.("app", line),
-    });
-    this.#qp = spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
-      env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
-      onLine: (_s, line) => this.#o.onLine?.("queue-proxy", line),
     });
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.

@@ -7,11 +7,19 @@ import type { PodInfo, Scaler } from "../scaler.js";
 import { killGroupsOnExit } from "./child.js";
 import { LocalPod } from "./local-pod.js";
 import { KNATIVE_DRAIN_QUIET_PERIOD_MS, type LocalServiceSpec } from "./pod-env.js";
+import { SpareQueueProxy } from "./spare-queue-proxy.js";
 
 /** Options of {@link LocalScaler}. */
 export interface LocalScalerOptions {
   /** argv that starts a queue-proxy (default: this Node running @thaw/queue-proxy's `thaw-queue-proxy`). */
   queueProxyCommand?: readonly string[];
+  /**
+   * Keep one queue-proxy started ahead of the next pod (spare mode, apps/queue-proxy/README.md). Default:
+   * on with the default command, off with a `queueProxyCommand` (which may not know spare mode).
+   */
+  spareQueueProxy?: boolean;
+  /** How long after a pod turned ready (or went away) the next spare starts (default 50 ms). */
+  spareDelayMs?: number;
   /** Environment the pods inherit (default process.env). */
   baseEnv?: Readonly<Record<string, string | undefined>>;
   logger?: Logger;
@@ -48,6 +56,8 @@ export class LocalScaler implements Scaler {
   readonly #o: LocalScalerOptions & { logger: Logger; now: () => number; restartDelayMs: number };
   readonly #revs = new Map<string, LocalRevision>();
   #queueProxyCommand: readonly string[] | undefined;
+  #spare: SpareQueueProxy | undefined;
+  #spareTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: LocalScalerOptions = {}) {
@@ -55,11 +65,43 @@ export class LocalScaler implements Scaler {
     killGroupsOnExit();
   }
 
+  /** The spare queue-proxy, when spare mode is on (tests and the benchmark read `taken` and `pid`). */
+  get spare(): SpareQueueProxy | undefined {
+    return this.#spare;
+  }
+
   /** Declares a revision this scaler runs (before `scale`). */
   register(spec: LocalServiceSpec): void {
     const key = keyOf(spec);
     if (this.#revs.has(key)) throw new Error(`revision ${key} is already registered`);
     this.#revs.set(key, { spec, desired: 0, pods: [], listeners: new Set(), restartTimer: undefined });
+    // The first spare starts with the first revision, before any request: nothing else runs yet.
+    if (!spec.queueProxy) this.#warmSpare();
+  }
+
+  #warmSpareSoon(): void {
+    if (this.#spareTimer || this.#closed) return;
+    this.#spareTimer = setTimeout(() => {
+      this.#spareTimer = undefined;
+      this.#warmSpare();
+    }, this.#o.spareDelayMs ?? 50);
+    this.#spareTimer.unref();
+  }
+
+  #warmSpare(): void {
+    if (this.#closed) return;
+    if (!this.#spare) {
+      const custom = this.#o.queueProxyCommand !== undefined;
+      if (!(this.#o.spareQueueProxy ?? !custom)) return;
+      this.#queueProxyCommand ??= this.#o.queueProxyCommand ?? defaultQueueProxyCommand();
+      this.#spare = new SpareQueueProxy({
+        command: this.#queueProxyCommand,
+        baseEnv: this.#o.baseEnv ?? process.env,
+        logger: this.#o.logger,
+        restartDelayMs: this.#o.restartDelayMs,
+      });
+    }
+    this.#spare.warm();
   }
 
   async scale(rev: RevisionKey, desired: number): Promise<void> {
@@ -103,7 +145,8 @@ export class LocalScaler implements Scaler {
   /** Stops every pod (drained, SIGTERM then SIGKILL after the grace) and refuses further scaling. */
   async close(): Promise<void> {
     this.#closed = true;
-    const all: Promise<void>[] = [];
+    if (this.#spareTimer) clearTimeout(this.#spareTimer);
+    const all: Promise<void>[] = [this.#spare?.close() ?? Promise.resolve()];
     for (const r of this.#revs.values()) {
       if (r.restartTimer) clearTimeout(r.restartTimer);
       r.desired = 0;
@@ -140,6 +183,7 @@ export class LocalScaler implements Scaler {
       spec: r.spec,
       name,
       queueProxyCommand: this.#queueProxyCommand,
+      ...(this.#spare && !r.spec.queueProxy ? { spare: this.#spare } : {}),
       baseEnv: this.#o.baseEnv ?? process.env,
       ...(this.#o.onPodOutput ? { onLine: (c, line) => this.#o.onPodOutput?.(rev, name, c, line) } : {}),
       onChange: () => this.#podChanged(r, pod),
@@ -164,6 +208,9 @@ export class LocalScaler implements Scaler {
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
+    // The next spare starts just after this pod is ready (or gone): spawning blocks this event loop for a
+    // few ms, which the cold start's first requests, sent the moment the pod is ready, must not wait for.
+    if (!r.spec.queueProxy && (pod.ready || pod.gone)) this.#warmSpareSoon();
     // A pod whose container died is replaced at once, not after its remains have drained.
     if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
