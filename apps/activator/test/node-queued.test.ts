@@ -4,6 +4,7 @@ import { defaultRevisionConfig, type StaticRevision } from "../src/node/config.j
 import { type RunningActivator, startActivator } from "../src/node/server.js";
 import type { RevisionConfig } from "../src/ports.js";
 import { StaticEndpointSource } from "../src/static-sources.js";
+import { testActivatorConfig } from "./activator-config.js";
 import { type Backend, startBackend } from "./backends.js";
 
 // Requests held while a revision has no free slot wait at the node:http level (src/node/fast-path.ts) when
@@ -23,20 +24,10 @@ afterEach(async () => {
 
 async function activator(cfg: Partial<RevisionConfig>, endpoints: StaticEndpointSource) {
   const rev: StaticRevision = { ...KEY, ...defaultRevisionConfig, ...cfg, endpoints: [] };
-  const a: RunningActivator = await startActivator(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      token: undefined,
-      autoscalerUrl: undefined,
-      podName: "test-activator",
-      drainDelayMs: 0,
-      drainTimeoutMs: 1000,
-      metricsPath: "/metrics",
-      revisions: [rev],
-    },
-    { endpoints, scaler: { poke() {} } },
-  );
+  const a: RunningActivator = await startActivator(testActivatorConfig([rev]), {
+    endpoints,
+    scaler: { poke() {} },
+  });
   cleanup.push(() => a.close());
   return a;
 }

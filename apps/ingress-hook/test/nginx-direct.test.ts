@@ -1,9 +1,8 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HookService, startIngressHook } from "../src/node/service.js";
-import { FakeActivator } from "./support/fake-activator.js";
+import type { HookService } from "../src/node/service.js";
+import type { FakeActivator } from "./support/fake-activator.js";
+import { type FakeChain, startFakeChain } from "./support/fake-chain.js";
 import { type HttpAnswer, httpGet, waitForHttp } from "./support/http-get.js";
 import { freePort, type NginxProcess, requireNginx, startNginx } from "./support/nginx-process.js";
 
@@ -15,8 +14,8 @@ import { freePort, type NginxProcess, requireNginx, startNginx } from "./support
 const HOOK_TOKEN = "change-me-to-a-long-random-string";
 const KEY = "default/hello";
 
+let chain: FakeChain;
 let activator: FakeActivator;
-let activatorServer: ServerType;
 let hook: HookService;
 let nginx: NginxProcess;
 let port: number;
@@ -24,45 +23,30 @@ let port: number;
 beforeAll(async () => {
   requireNginx();
   const revisionPort = await freePort();
-  activator = new FakeActivator([
-    { namespace: "default", name: "hello", startupDelayMs: 300, port: revisionPort },
-  ]);
-  activatorServer = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: activator.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const activatorPort = (activatorServer.address() as AddressInfo).port;
-  let watchUp: () => void = () => {};
-  const watching = new Promise<void>((r) => {
-    watchUp = r;
-  });
-  hook = await startIngressHook({
-    port: 0,
-    token: HOOK_TOKEN,
-    activatorUrl: `http://127.0.0.1:${activatorPort}`,
-    services: [{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }],
-    activationTimeoutMs: 5000,
-    activatorUpstream: null,
-    onWatchState: (s) => {
-      if (s === "connected") watchUp();
+  chain = await startFakeChain(
+    [{ namespace: "default", name: "hello", startupDelayMs: 300, port: revisionPort }],
+    {
+      token: HOOK_TOKEN,
+      services: [{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }],
+      activationTimeoutMs: 5000,
+      activatorUpstream: null,
     },
-  });
-  await watching;
+  );
+  ({ activator, hook } = chain);
   port = await freePort();
   nginx = startNginx("nginx-direct.conf", {
     "127.0.0.1:8080": `127.0.0.1:${port}`,
     "127.0.0.1:8070": `127.0.0.1:${revisionPort}`,
     "127.0.0.1:8082": `127.0.0.1:${await freePort()}`,
     "127.0.0.1:8090": `127.0.0.1:${hook.port}`,
-    "127.0.0.1:8089": `127.0.0.1:${activatorPort}`,
+    "127.0.0.1:8089": `127.0.0.1:${chain.activatorPort}`,
   });
   await waitForHttp(port);
 }, 30_000);
 
 afterAll(async () => {
   await nginx?.stop();
-  await hook?.close();
-  activator?.close();
-  activatorServer?.close();
+  await chain?.close();
 });
 
 /** A POST with a body over a fresh connection; the backend echoes method, url and headers. */

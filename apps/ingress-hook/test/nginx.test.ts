@@ -1,8 +1,7 @@
-import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HookService, startIngressHook } from "../src/node/service.js";
-import { FakeActivator } from "./support/fake-activator.js";
+import type { HookService } from "../src/node/service.js";
+import type { FakeActivator } from "./support/fake-activator.js";
+import { type FakeChain, startFakeChain } from "./support/fake-chain.js";
 import { httpGet } from "./support/http-get.js";
 import { type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
 
@@ -14,54 +13,41 @@ const ROUTE_TOKEN = "change-me-route-token";
 /** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
 const HOOK_TOKEN = "change-me-to-a-long-random-string";
 
+let chain: FakeChain;
 let activator: FakeActivator;
-let activatorServer: ServerType;
 let hook: HookService;
 let nginx: NginxProcess;
 let port: number;
 
 beforeAll(async () => {
   requireNginx();
-  activator = new FakeActivator([
-    { namespace: "default", name: "hello", startupDelayMs: 800 },
-    { namespace: "default", name: "stuck", startupDelayMs: "never" },
-  ]);
-  activatorServer = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: activator.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const activatorPort = (activatorServer.address() as AddressInfo).port;
-  let watchUp: () => void = () => {};
-  const watching = new Promise<void>((r) => {
-    watchUp = r;
-  });
-  hook = await startIngressHook({
-    port: 0,
-    // The token infra/nginx/nginx.conf sends in its auth locations: without it every request here fails.
-    token: HOOK_TOKEN,
-    activatorUrl: `http://127.0.0.1:${activatorPort}`,
-    services: [
-      { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
-      { name: "stuck", namespace: "default", hosts: ["stuck.localhost"] },
-      { name: "ghost", namespace: "default", hosts: ["ghost.localhost"] },
+  chain = await startFakeChain(
+    [
+      { namespace: "default", name: "hello", startupDelayMs: 800 },
+      { namespace: "default", name: "stuck", startupDelayMs: "never" },
     ],
-    activationTimeoutMs: TIMEOUT_MS,
-    routeToken: ROUTE_TOKEN,
-    // The fake activator speaks /v1 only, with no request path: this is the hook without an activator
-    // route, releasing held requests straight to the pod (nginx-activator.test.ts has the activator route).
-    activatorUpstream: null,
-    onWatchState: (s) => {
-      if (s === "connected") watchUp();
+    {
+      // The token infra/nginx/nginx.conf sends in its auth locations: without it every request here fails.
+      token: HOOK_TOKEN,
+      services: [
+        { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
+        { name: "stuck", namespace: "default", hosts: ["stuck.localhost"] },
+        { name: "ghost", namespace: "default", hosts: ["ghost.localhost"] },
+      ],
+      activationTimeoutMs: TIMEOUT_MS,
+      routeToken: ROUTE_TOKEN,
+      // The fake activator speaks /v1 only, with no request path: this is the hook without an activator
+      // route, releasing held requests straight to the pod (nginx-activator.test.ts has the activator route).
+      activatorUpstream: null,
     },
-  });
-  await watching;
+  );
+  ({ activator, hook } = chain);
   ({ nginx, port } = await startNginxForHook(hook.port));
 }, 30_000);
 
 afterAll(async () => {
   await nginx?.stop();
-  await hook?.close();
-  activator?.close();
-  activatorServer?.close();
+  await chain?.close();
 });
 
 describe("nginx auth_request + hook + activator (real nginx)", () => {
