@@ -24,6 +24,7 @@ import {
   startGroup,
   waitPort,
 } from "@thaw/bench-kit";
+import { qpEnv } from "./servers/qp-env.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { values: opt } = parseArgs({
@@ -49,26 +50,6 @@ const flagsOf = (main) =>
   (/^#!\S*env -S node(.*)$/m.exec(readFileSync(main, "utf8").split("\n")[0])?.[1] ?? "")
     .split(" ")
     .filter(Boolean);
-
-const qpEnv = (port) => ({
-  CONTAINER_CONCURRENCY: "0",
-  QUEUE_SERVING_PORT: String(port),
-  QUEUE_SERVING_TLS_PORT: "8112",
-  USER_PORT: String(B),
-  REVISION_TIMEOUT_SECONDS: "300",
-  SERVING_LOGGING_CONFIG: "",
-  SERVING_LOGGING_LEVEL: "info",
-  SERVING_NAMESPACE: "bench",
-  SERVING_CONFIGURATION: "bench",
-  SERVING_REVISION: "bench-00001",
-  SERVING_POD: "bench-pod",
-  SERVING_POD_IP: "127.0.0.1",
-  THAW_ADMIN_PORT: "0",
-  THAW_METRICS_PORT: "0",
-  THAW_USER_METRICS_PORT: "0",
-  THAW_BIND_HOST: "127.0.0.1",
-  THAW_REQUEST_METRICS: "false",
-});
 
 const targets = [{ name: "direct", port: B }];
 let port = B + 1;
@@ -104,13 +85,13 @@ for (const t of targets) {
   if (t.name === "direct")
     t.child = start(process.execPath, [join(HERE, "servers", "backend.mjs"), String(B)]);
   else if (t.main)
-    t.child = start(process.execPath, [...flagsOf(t.main), ...extra, ...t.flags, t.main], qpEnv(t.port));
+    t.child = start(process.execPath, [...flagsOf(t.main), ...extra, ...t.flags, t.main], qpEnv(B, t.port));
   else if (t.name === "nginx") {
     writeFileSync(join(work, "nginx.conf"), nginxConf(t.port));
     t.child = start("nginx", ["-p", work, "-c", join(work, "nginx.conf")]);
   } else
     t.child = start(process.env.KN_QUEUE_BIN, [], {
-      ...qpEnv(t.port),
+      ...qpEnv(B, t.port),
       TRACING_CONFIG_BACKEND: "none",
       SERVING_ENABLE_REQUEST_LOG: "false",
     });

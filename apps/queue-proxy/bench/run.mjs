@@ -38,6 +38,7 @@ import {
   startGroup,
   waitPort,
 } from "@thaw/bench-kit";
+import { qpEnv } from "./servers/qp-env.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const QP = join(HERE, "..", "dist", "main.js");
@@ -87,30 +88,6 @@ process.on("exit", () => {
   rmSync(work, { recursive: true, force: true });
 });
 const start = (name, cmd, args, env = {}) => startGroup(name, cmd, args, { env, cpu: SERVER_CPU });
-
-const qpEnv = (userPort, port, cc, metrics) => ({
-  CONTAINER_CONCURRENCY: String(cc),
-  QUEUE_SERVING_PORT: String(port),
-  QUEUE_SERVING_TLS_PORT: "8112",
-  USER_PORT: String(userPort),
-  REVISION_TIMEOUT_SECONDS: "300",
-  SERVING_LOGGING_CONFIG: "",
-  SERVING_LOGGING_LEVEL: "info",
-  SERVING_NAMESPACE: "bench",
-  SERVING_CONFIGURATION: "bench",
-  SERVING_REVISION: "bench-00001",
-  SERVING_POD: "bench-pod",
-  SERVING_POD_IP: "127.0.0.1",
-  SERVING_READINESS_PROBE: JSON.stringify({
-    tcpSocket: { port: userPort, host: "127.0.0.1" },
-    successThreshold: 1,
-  }),
-  THAW_ADMIN_PORT: "0",
-  THAW_METRICS_PORT: "0",
-  THAW_USER_METRICS_PORT: "0",
-  THAW_BIND_HOST: "127.0.0.1",
-  THAW_REQUEST_METRICS: metrics ? "true" : "false",
-});
 
 function nginxConf(port, backend) {
   const prefix = join(work, "nginx");
