@@ -7,6 +7,7 @@ export {
   printCpuProfile,
   printHeapSnapshot,
   profileDir,
+  profileInProcess,
   profileServer,
   shouldProfile,
 } from "./profile.mjs";

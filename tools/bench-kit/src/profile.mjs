@@ -9,7 +9,7 @@
 //
 // Whether a bench profiles at all: THAW_BENCH_PROFILE = "miss" (default: only after a MISS), "always", or
 // "never". Profiles are kept under <repo>/bench-results/profiles/ to open in Chrome DevTools.
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -237,4 +237,27 @@ export async function profileServer(label, startServer, drive) {
     });
   }
   return printCpuProfile(label, file);
+}
+
+/**
+ * Profiles `fn` in this very process (V8's profiler through node:inspector), writes the profile to
+ * `<profileDir>/<label>.cpuprofile` and prints where the time went, as {@link printCpuProfile}.
+ * @param {string} label
+ * @param {() => unknown} fn
+ */
+export async function profileInProcess(label, fn) {
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    await fn();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    session.disconnect();
+    const { file } = cpuProfileArgs(label);
+    writeFileSync(file, JSON.stringify(profile));
+    printCpuProfile(label, file);
+  }
 }

@@ -8,6 +8,7 @@ import {
   frameCategory,
   printCpuProfile,
   printHeapSnapshot,
+  profileInProcess,
   shouldProfile,
   summarizeCpuProfile,
   summarizeHeapSnapshot,
@@ -42,6 +43,18 @@ describe("profile summaries", () => {
     expect(s.busyUs + s.idleUs).toBeLessThanOrEqual(s.wallUs + 50_000);
     expect(printCpuProfile("busy", file)?.busyUs).toBe(s.busyUs);
     expect(vi.mocked(console.log).mock.calls.some((c) => String(c[0]).includes("spinHere"))).toBe(true);
+  });
+
+  it("profiles a function in this process and names it among the busiest", async () => {
+    const spinInProcess = () => {
+      const end = Date.now() + 200;
+      let x = 0;
+      while (Date.now() < end) x += Math.sqrt(x + 1);
+      return x;
+    };
+    await profileInProcess("in process", spinInProcess);
+    const s = summarizeCpuProfile(JSON.parse(readFileSync(join(dir, "in-process.cpuprofile"), "utf8")));
+    expect(s.functions.slice(0, 3).some((f) => f.name.startsWith("spinInProcess"))).toBe(true);
   });
 
   it("groups frames by our part, dependency, node module and native code", () => {
