@@ -202,19 +202,21 @@ export async function startActivator(
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;
   server.requestTimeout = limits.requestTimeout;
+  // What a websocket upgrade and an h2c stream need to wait for a pod and reach it.
+  const streamDeps = {
+    revisions,
+    coordinator,
+    forward,
+    clock,
+    reporter,
+    logger: o.logger,
+    passthroughLb: config.passthroughLb,
+  };
   const upgraded = new Set<import("node:stream").Duplex>();
   server.on("upgrade", (req, socket, head) => {
     upgraded.add(socket);
     socket.once("close", () => upgraded.delete(socket));
-    void handleUpgrade(req, socket, head, {
-      revisions,
-      coordinator,
-      forward,
-      clock,
-      reporter,
-      logger: o.logger,
-      passthroughLb: config.passthroughLb,
-    });
+    void handleUpgrade(req, socket, head, streamDeps);
   });
   // h2c (prior knowledge) on the same port: HTTP/2 and gRPC streams, spliced to the pods' HTTP/2 sessions.
   const pods = new PodSessions();
@@ -225,15 +227,7 @@ export async function startActivator(
       headers,
       String(h[":path"] ?? "/"),
       String(h[":method"] ?? "GET"),
-      {
-        revisions,
-        coordinator,
-        forward,
-        clock,
-        reporter,
-        logger: o.logger,
-        passthroughLb: config.passthroughLb,
-      },
+      streamDeps,
       pods,
     );
   });
