@@ -101,10 +101,14 @@ export async function startStack(
     );
   }
   // The gateway routing to these pods is in this process and takes a pod out of routing before it stops
-  // it, so the queue-proxy's quiet period (there for routers elsewhere to catch up) is skipped unless the
-  // config asks for one. 1 ms: the queue-proxy reads 0 as "the default" (45 s).
+  // it, so the queue-proxy's quiet period (there for routers elsewhere to catch up) is cut short unless the
+  // config asks for one. Not to 1 ms: a request the gateway wrote just before it stopped routing may still
+  // sit unread in the pod's socket when the queue-proxy closes its idle connections, and the gateway then
+  // sees the connection closed under it (a POST cannot be replayed). 100 ms lets the queue-proxy read it.
   const quietMs =
-    config.drain.quietPeriod === undefined ? 1 : Math.max(1, parseDurationMs(config.drain.quietPeriod) ?? 1);
+    config.drain.quietPeriod === undefined
+      ? 100
+      : Math.max(1, parseDurationMs(config.drain.quietPeriod) ?? 1);
   // One recorder for the dashboard, the logs, the metric and the cold-start benchmark's breakdown.
   const recorder = new ColdStartRecorder();
   const onPodOutput: NonNullable<LocalScalerOptions["onPodOutput"]> = (rev, pod, container, line) => {
