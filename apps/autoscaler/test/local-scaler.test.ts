@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { liveGroupCount } from "../src/scalers/local/child.js";
 import { defaultQueueProxyCommand, LocalScaler } from "../src/scalers/local/local-scaler.js";
 import type { PodInfo } from "../src/scalers/scaler.js";
+import { alive, until } from "./processes.js";
 
 const hello = join(dirname(fileURLToPath(import.meta.url)), "../../../examples/hello/server.mjs");
 const rev = { namespace: "default", name: "hello" };
@@ -22,25 +23,6 @@ function get(url: string): Promise<{ status: number; type: string; body: string 
       })
       .on("error", reject);
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until<T>(get: () => T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe("LocalScaler (real thaw-queue-proxy and app processes)", () => {

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultQueueProxyCommand, LocalScaler } from "../src/scalers/local/local-scaler.js";
+import { alive, until } from "./processes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const hello = join(here, "../../../examples/hello/server.mjs");
@@ -36,25 +37,6 @@ function cmdline(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ");
   } catch {
     return "";
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until<T>(get: () => T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
