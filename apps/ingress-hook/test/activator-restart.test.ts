@@ -2,9 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HookService, startIngressHook } from "../src/node/service.js";
-import { HOOK_TOKEN } from "./support/activator-chain.js";
 import { type HttpAnswer, httpGet } from "./support/http-get.js";
-import { freePort, type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
+import {
+  freePort,
+  HOOK_TOKEN,
+  type NginxProcess,
+  requireNginx,
+  startNginxForHook,
+} from "./support/nginx-process.js";
 
 // nginx (infra/nginx/nginx.conf) -> the hook service -> the real `thaw-activator` bin as a child process,
 // SIGKILLed and started again on the same port. While it is gone, every request the hook sees is answered

@@ -4,14 +4,19 @@ import type { HookService } from "../src/node/service.js";
 import type { FakeActivator } from "./support/fake-activator.js";
 import { type FakeChain, startFakeChain } from "./support/fake-chain.js";
 import { type HttpAnswer, httpGet, waitForHttp } from "./support/http-get.js";
-import { freePort, type NginxProcess, requireNginx, startNginx } from "./support/nginx-process.js";
+import {
+  freePort,
+  HOOK_TOKEN,
+  type NginxProcess,
+  requireNginx,
+  startNginx,
+} from "./support/nginx-process.js";
 
 // A real Debian nginx running infra/nginx/nginx-direct.conf: warm requests go straight to the revision's
 // address, and only a refused connection sends a request to the backup (the same nginx's cold server,
 // which asks the hook). The revision's "Service" is a fixed loopback port that the fake activator's
 // backend listens on once activated; nothing listens there while the revision is at zero, which is how a
 // Kubernetes Service without ready endpoints answers under kube-proxy (the connection is rejected).
-const HOOK_TOKEN = "change-me-to-a-long-random-string";
 const KEY = "default/hello";
 
 let chain: FakeChain;

@@ -3,15 +3,12 @@ import type { HookService } from "../src/node/service.js";
 import type { FakeActivator } from "./support/fake-activator.js";
 import { type FakeChain, startFakeChain } from "./support/fake-chain.js";
 import { httpGet } from "./support/http-get.js";
-import { type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
+import { HOOK_TOKEN, type NginxProcess, requireNginx, startNginxForHook } from "./support/nginx-process.js";
 
 // A real Debian nginx (user-space, loopback ports) running infra/nginx/nginx.conf, the hook service, a
 // fake-but-real activator speaking CONTRACTS.md, and backends that start listening only once activated.
 const TIMEOUT_MS = 1500;
 const ROUTE_TOKEN = "change-me-route-token";
-
-/** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
-const HOOK_TOKEN = "change-me-to-a-long-random-string";
 
 let chain: FakeChain;
 let activator: FakeActivator;

@@ -6,10 +6,7 @@ import {
 } from "@thaw/activator/node";
 import type { ServiceRoute } from "../../src/decision/resolvers.js";
 import { type HookService, type HookServiceOptions, startIngressHook } from "../../src/node/service.js";
-import { type NginxProcess, startNginxForHook } from "./nginx-process.js";
-
-/** The literal in infra/nginx/nginx.conf's `proxy_set_header Authorization` lines. */
-export const HOOK_TOKEN = "change-me-to-a-long-random-string";
+import { HOOK_TOKEN, type NginxProcess, startNginxForHook } from "./nginx-process.js";
 
 /** The activator's calls the hook made, by path. */
 export interface ActivatorCalls {

@@ -16,6 +16,9 @@ import { fileURLToPath } from "node:url";
 import { waitForHttp } from "./http-get.js";
 
 /** The repository's infra/nginx folder. */
+/** The hook token infra/nginx/*.conf send in their `proxy_set_header Authorization` lines. */
+export const HOOK_TOKEN = "change-me-to-a-long-random-string";
+
 export const INFRA_NGINX = fileURLToPath(new URL("../../../../infra/nginx/", import.meta.url));
 
 /** Finds the nginx binary or fails with what to run (never a skip: the tests need a real nginx). */
