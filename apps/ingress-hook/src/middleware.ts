@@ -1,3 +1,4 @@
+import { releaseAtBodyEnd } from "@thaw/activation";
 import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Allow } from "./decision/decision.js";
@@ -91,41 +92,8 @@ export function thawIngress<
     }
     // The pod is busy until the response's body has ended, not when its head arrives: the slot is kept
     // that long, or a request let in at the head would find the pod still full.
-    c.res = releasedAtBodyEnd(c.res, release);
+    c.res = releaseAtBodyEnd(c.res, release);
   };
-}
-
-/** `res` whose slot is given back when its body ends, fails or is cancelled (at once without a body). */
-function releasedAtBodyEnd(res: Response, release: () => void): Response {
-  const body = res.body;
-  // A 101 carries a socket, not a body to wrap; the slot ends with the upgrade's answer as before.
-  if (!body || res.status === 101) {
-    release();
-    return res;
-  }
-  const reader = body.getReader();
-  const tracked = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const chunk = await reader.read();
-          if (chunk.done) {
-            release();
-            controller.close();
-          } else controller.enqueue(chunk.value);
-        } catch (err) {
-          release();
-          controller.error(err);
-        }
-      },
-      cancel(reason) {
-        release();
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(tracked, res);
 }
 
 /** Settles as `p` does; meanwhile, with `tickMs`, a timer is always pending (see `holdTickMs`). */

@@ -1,6 +1,7 @@
 import type { Clock } from "@thaw/clock";
 import { errorTextResponse, Header, httpStatusFor, PROXY_REQUEST_ACTIVATOR, UserAgent } from "@thaw/protocol";
 import type { Gate } from "./gate.js";
+import { releaseAtBodyEnd } from "./release-at-body-end.js";
 import type { RequestStats } from "./request-stats.js";
 
 /** What a fetch-style handler is. */
@@ -59,7 +60,7 @@ export function gatedHandler(opts: GatedHandlerOptions): FetchHandler {
     };
     try {
       const res = await next(restoreHost(req));
-      return holdUntilBodyEnds(res, release);
+      return releaseAtBodyEnd(res, release);
     } catch (err) {
       release();
       throw err;
@@ -75,32 +76,4 @@ function restoreHost(req: Request): Request {
   headers.set("host", original);
   headers.delete(Header.originalHost);
   return new Request(req, { headers });
-}
-
-/** Runs `release` when the body has been read to the end, cancelled, or failed. */
-function holdUntilBodyEnds(res: Response, release: () => void): Response {
-  if (!res.body) {
-    release();
-    return res;
-  }
-  const reader = res.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          release();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (err) {
-        release();
-        controller.error(err);
-      }
-    },
-    cancel(reason) {
-      release();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }

@@ -16,6 +16,7 @@ export * from "./infinite-breaker.js";
 export * from "./lb-policy.js";
 export * from "./pod-tracker.js";
 export * from "./probe.js";
+export * from "./release-at-body-end.js";
 export * from "./request-stats.js";
 export * from "./request-timeout.js";
 export * from "./revision-throttler.js";
