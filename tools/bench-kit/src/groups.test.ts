@@ -33,21 +33,22 @@ function liveMembers(pgid: number): number {
   return n;
 }
 
-describe("startGroup, groupCpuTicks and killGroup", () => {
+// Bounds are generous: CI runs every suite at once on two cores, and this server burns 300 ms of CPU first.
+describe("startGroup, groupCpuTicks and killGroup", { timeout: 60_000 }, () => {
   it("runs a server as its own group, counts its CPU and kills the whole group", async () => {
     const port = await freePort();
     const server = startGroup("burner", process.execPath, ["-e", SERVER, String(port)]);
     const pgid = server.pid ?? -1;
-    await waitPort(port, server, { attempts: 100, intervalMs: 20 });
+    await waitPort(port, server, { attempts: 1500, intervalMs: 20 });
     expect(liveMembers(pgid)).toBe(2); // the server and the process it forked
     expect(server.stderrTail()).toContain("warming up");
     // At least 200 of the 300 ms burnt (ticks are 10 ms at the usual CLK_TCK of 100).
     expect(groupCpuTicks(pgid)).toBeGreaterThanOrEqual(200_000 / microsPerTick());
     expect(groupCpuMicros(pgid)).toBeGreaterThanOrEqual(200_000);
     killGroup(server);
-    for (let i = 0; i < 100 && (await canConnect(port)); i++) await sleep(10);
+    for (let i = 0; i < 1000 && (await canConnect(port)); i++) await sleep(10);
     expect(await canConnect(port)).toBe(false);
-    for (let i = 0; i < 100 && liveMembers(pgid) > 0; i++) await sleep(10);
+    for (let i = 0; i < 1000 && liveMembers(pgid) > 0; i++) await sleep(10);
     expect(liveMembers(pgid)).toBe(0); // the forked child went with it
   });
 

@@ -15,8 +15,11 @@ import {
 } from "./profile.mjs";
 
 // Real profiles from real node processes: a CPU profile of a busy named function, and a heap snapshot
-// holding many objects of one class.
-describe("profile summaries", () => {
+// holding many objects of one class. The busy functions do a fixed amount of work (about 300 and 200 ms
+// on an idle core) rather than spin until a clock says stop: on a loaded machine (CI runs every suite at once)
+// 300 ms of wall time can be 20 ms of CPU, less than node's own start-up, and a loop that reads a clock
+// spends its preempted time, which the profile weighs by wall time, inside the clock's syscall.
+describe("profile summaries", { timeout: 60_000 }, () => {
   let dir = "";
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "thaw-profile-"));
@@ -33,8 +36,8 @@ describe("profile summaries", () => {
     const { args, file } = cpuProfileArgs("busy child");
     expect(file).toBe(join(dir, "busy-child.cpuprofile"));
     const script =
-      "function spinHere(ms){const end=Date.now()+ms;let x=0;while(Date.now()<end)x+=Math.sqrt(x+1);return x}" +
-      "spinHere(300);setTimeout(()=>spinHere(1),300);";
+      "function spinHere(n){let x=0;for(let i=0;i<n;i++)x+=Math.sqrt(x+i);return x}" +
+      "spinHere(2e7);setTimeout(()=>spinHere(1),300);";
     execFileSync(process.execPath, [...args, "-e", script]);
     const s = summarizeCpuProfile(JSON.parse(readFileSync(file, "utf8")));
     const spin = s.functions.find((f) => f.name.startsWith("spinHere"));
@@ -47,9 +50,8 @@ describe("profile summaries", () => {
 
   it("profiles a function in this process and names it among the busiest", async () => {
     const spinInProcess = () => {
-      const end = Date.now() + 200;
       let x = 0;
-      while (Date.now() < end) x += Math.sqrt(x + 1);
+      for (let i = 0; i < 1.3e7; i++) x += Math.sqrt(x + i);
       return x;
     };
     await profileInProcess("in process", spinInProcess);

@@ -126,7 +126,7 @@ describe("runWrk", () => {
     const bin = fakeWrk("stuck", "exec sleep 30");
     const t0 = performance.now();
     await expect(runWrk({ ...base, seconds: 0, graceSeconds: 0.2, bin })).rejects.toThrow(/SIGKILL/);
-    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(performance.now() - t0).toBeLessThan(10_000); // well under the 30 s sleep, with room for a loaded CI
   });
 
   it("rejects when wrk cannot be started", async () => {
