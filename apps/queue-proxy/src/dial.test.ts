@@ -22,6 +22,35 @@ describe("dial back-off (c.3)", () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
+  it("keeps a dial that completed while the event loop was stalled past the timeout", async () => {
+    const server = net.createServer((s) => s.end());
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as net.AddressInfo).port;
+    let attempts = 0;
+    const connect = (h: string, p: number) => {
+      attempts++;
+      return net.connect({ host: h, port: p });
+    };
+    const socket = new Promise<net.Socket | null>((resolve, reject) =>
+      dialWithRetry(
+        "127.0.0.1",
+        port,
+        KNATIVE_DIAL_POLICY,
+        (err, s) => (err ? reject(err) : resolve(s)),
+        Math.random,
+        connect,
+      ),
+    );
+    // A loaded machine: the loop is blocked for three times the first timeout while the kernel connects.
+    const end = performance.now() + 150;
+    while (performance.now() < end);
+    const s = await socket;
+    expect(s).not.toBeNull();
+    expect(attempts).toBe(1);
+    s?.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
   it("fails at once on a refused connection (no retry)", async () => {
     const server = net.createServer();
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

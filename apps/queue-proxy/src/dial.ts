@@ -56,7 +56,10 @@ export function dialWithRetry(
   const attempt = () => {
     const timeoutMs = dialTimeoutFor(policy, step) * (1 + policy.jitter * random());
     const socket = connect(host, port);
-    const timer = setTimeout(() => {
+    let settled = false;
+    const giveUp = () => {
+      if (settled) return;
+      settled = true;
       socket.destroy();
       step++;
       if (step >= policy.steps) {
@@ -65,13 +68,21 @@ export function dialWithRetry(
       }
       const pause = policy.sleepMinMs + (policy.sleepMaxMs - policy.sleepMinMs) * random();
       setTimeout(attempt, pause);
-    }, timeoutMs);
+    };
+    // Node runs due timers before it polls for I/O: after a stall of the event loop (a loaded machine) the
+    // timer would fire first and drop a dial the kernel had already completed. setImmediate runs after that
+    // poll, so a connect that is already done wins; only a dial still pending after it times out.
+    const timer = setTimeout(() => setImmediate(giveUp), timeoutMs);
     const onError = (err: Error) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       callback(err, null);
     };
     socket.once("error", onError);
     socket.once("connect", () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.removeListener("error", onError);
       socket.setKeepAlive(true, 30_000);
