@@ -8,7 +8,8 @@ import { type Backend, startBackend } from "./backends.js";
 // The real `thaw-activator` bin with --headers-timeout-ms 1500: a head trickled a byte at a time gets 408
 // and is closed at the limit, a connection that never sends a byte and an idle keep-alive connection are
 // closed too, while a normal client proxied to a pod meanwhile is served without delay.
-const HEADERS_MS = 1500;
+// 3 s like the gateway's: a normal request must finish inside it, and a loaded CI can stall one for over 1.5 s.
+const HEADERS_MS = 3000;
 const bin = fileURLToPath(new URL("../bin/thaw-activator.mjs", import.meta.url));
 let child: ChildProcess;
 let backend: Backend;

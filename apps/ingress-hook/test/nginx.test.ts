@@ -7,7 +7,9 @@ import { HOOK_TOKEN, type NginxProcess, requireNginx, startNginxForHook } from "
 
 // A real Debian nginx (user-space, loopback ports) running infra/nginx/nginx.conf, the hook service, a
 // fake-but-real activator speaking CONTRACTS.md, and backends that start listening only once activated.
-const TIMEOUT_MS = 1500;
+// The activation deadline. hello takes 800 ms to start; the margin above that is for a loaded CI, where 200
+// requests through nginx and the hook with a 1.5 s deadline all ran out.
+const TIMEOUT_MS = 4000;
 const ROUTE_TOKEN = "change-me-route-token";
 
 let chain: FakeChain;
