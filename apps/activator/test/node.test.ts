@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { decodeWireStatMessages, type WireStatMessage } from "@thaw/protocol";
 import { afterEach, describe, expect, it } from "vitest";
@@ -381,6 +381,33 @@ describe("drain", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     expect(Date.now() - t0).toBeLessThan(5000);
     await expect(reader.read()).rejects.toThrow();
+  });
+});
+
+describe("drain: a connection that has sent nothing yet", () => {
+  it("may still send its request for a grace after the stop, and is answered", async () => {
+    const b = await backend((req, res) => {
+      res.end(`late ${req.url}`);
+    });
+    const a = await activator([b.addr]);
+    const socket = net.connect(a.port, "127.0.0.1");
+    await once(socket, "connect");
+    let got = "";
+    socket.on("data", (d: Buffer) => {
+      got += d.toString("latin1");
+    });
+    const closed = once(socket, "close");
+    const drained = a.drain();
+    // Well after the stop began, but inside SILENT_GRACE_MS: a slow client's first bytes.
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(
+      "GET /late HTTP/1.1\r\nHost: x\r\nKnative-Serving-Namespace: default\r\n" +
+        "Knative-Serving-Revision: hello-00001\r\nConnection: close\r\n\r\n",
+    );
+    await closed;
+    expect(got).toMatch(/^HTTP\/1\.1 200 /);
+    expect(got).toContain("late /late");
+    await drained;
   });
 });
 

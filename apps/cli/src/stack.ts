@@ -29,6 +29,7 @@ import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
+import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { gatewayH2 } from "./h2.js";
@@ -364,12 +365,10 @@ export async function startStack(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // 1. No new connections. Connections already open may still send a request: wait until nothing is in
-      //    flight and no request started for a moment, then close the idle ones.
-      //    Connections the kernel completed but Node has not accepted yet (a busy event loop) would be reset
-      //    by closing the listener at once, so they get a moment to be accepted and served first.
-      await new Promise((r) => setTimeout(r, 100));
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // 1. No new connections, once those under way are accepted. Connections already open may still send a
+      //    request: wait until nothing is in flight and no request started for a moment, then close the idle
+      //    ones.
+      const closed = await closeListenerWhenQuiet(server);
       for (let i = 0; i < 1_000_000; i++) {
         if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
         await new Promise((r) => setTimeout(r, 50));

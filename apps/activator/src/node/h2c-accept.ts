@@ -3,13 +3,21 @@ import http2 from "node:http2";
 import type { Socket } from "node:net";
 
 /**
+ * How long a connection that has sent nothing may still send its request once the server stops: Go's
+ * http.Server.Shutdown (Knative's queue-proxy) counts a new connection idle only after 5 s.
+ */
+export const SILENT_GRACE_MS = 5000;
+
+/**
  * Lets an HTTP/1 server take h2c with prior knowledge on the same port, as the queue-proxy's port does: each
  * connection's first bytes are read, and one starting with the HTTP/2 preface (`PRI`, no HTTP/1 method) goes
  * to an HTTP/2 server whose streams reach `onStream`; any other goes to the HTTP/1 server's own connection
  * handling. The HTTP/1 server keeps listening and closing as before (its close waits for both kinds).
  * A connection that sends no byte within the server's `headersTimeout` is closed, as node:http would.
  * Returns the HTTP/2 server; `closeSessions` sends its sessions a GOAWAY and closes connections that have
- * sent nothing yet (drain and stop, which node:http's closeIdleConnections cannot see before the sniff).
+ * sent nothing yet (drain and stop, which node:http's closeIdleConnections cannot see before the sniff)
+ * after a grace of SILENT_GRACE_MS: a client that connected just before the stop, or whose first bytes the
+ * busy event loop has not read yet, did connect, and its request is served.
  */
 export function acceptH2c(
   server: Server,
@@ -56,7 +64,11 @@ export function acceptH2c(
     h2,
     closeSessions() {
       for (const s of sessions) s.close();
-      for (const socket of silent) socket.destroy();
+      if (silent.size === 0) return;
+      // One timer for every connection still silent: new ones no longer arrive (the listener is closed).
+      setTimeout(() => {
+        for (const socket of silent) socket.destroy();
+      }, SILENT_GRACE_MS).unref();
     },
   };
 }
