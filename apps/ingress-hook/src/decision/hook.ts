@@ -6,10 +6,11 @@ import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
-import { type Resolver, runResolvers } from "./resolvers.js";
+import type { Resolver } from "./resolvers.js";
+import { RevisionSlot } from "./revision-slot.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
-import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
+import { activationPolicyPicker, type PodChooser, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
 
 /** Options of {@link IngressHook}. */
@@ -67,6 +68,12 @@ export interface HookStats {
   denies: number;
 }
 
+/** A resolver as the hook runs it: answering the revision's slot. */
+interface SlotFinder {
+  readonly trust: Resolver["trust"];
+  readonly find: (req: HookRequest) => RevisionSlot | undefined;
+}
+
 const ROUTE_SET = new Set(["knative-serving-namespace", "knative-serving-revision", ROUTE_TOKEN_HEADER]);
 
 /**
@@ -91,6 +98,7 @@ export class IngressHook {
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
+  readonly #finders: readonly SlotFinder[];
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -114,6 +122,7 @@ export class IngressHook {
       throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
+    this.#finders = this.#o.resolvers.map((r) => this.#finderOf(r));
     const maxQueue = this.#o.maxQueue;
     this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
@@ -133,20 +142,85 @@ export class IngressHook {
       const bad = outsideInternalHeader(req.headers, trusted);
       if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
     }
-    const found = runResolvers(this.#o.resolvers, req, trusted);
-    if (!found) {
+    const slot = this.#find(req, trusted);
+    if (!slot) {
       return this.#deny(
         ErrorCode.ERR_UNKNOWN_REVISION,
         `no revision is routed for host ${req.host} path ${req.path}`,
       );
     }
-    const key = revisionKey(found.ref);
-    const entry = this.cache.get(key, now);
-    if (!entry) return { kind: "cold", revision: found.ref, key };
+    if (!this.cache.isWarm(slot, now)) return { kind: "cold", revision: slot.ref, key: slot.key };
     this.stats.warmAllows++;
-    if (entry.mode === "proxy" && this.#o.activatorUpstream) return this.#viaActivator(found.ref, key, true);
-    const upstream = this.#o.picker.pick(key, entry.endpoints);
-    return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
+    if (slot.mode === "proxy" && this.#o.activatorUpstream) {
+      slot.viaActivator ??= this.#viaActivator(slot.ref, slot.key, true);
+      return slot.viaActivator;
+    }
+    return this.#warmAllow(slot);
+  }
+
+  /** The first resolver's answer (in order, route-trust ones only when trusted) as the revision's slot. */
+  #find(req: HookRequest, trusted: boolean): RevisionSlot | undefined {
+    for (const f of this.#finders) {
+      if (f.trust === "route" && !trusted) continue;
+      const slot = f.find(req);
+      if (slot) return slot;
+    }
+    return undefined;
+  }
+
+  /** A resolver as a slot finder: bound tables answer pinned slots; others an id looked up by key. */
+  #finderOf(r: Resolver): SlotFinder {
+    const find =
+      r.bind?.((ref) => this.cache.pin(ref, revisionKey(ref))) ??
+      ((req: HookRequest) => {
+        const ref = r.resolve(req);
+        if (!ref) return undefined;
+        const key = revisionKey(ref);
+        // Not cached: a slot of its own that the cache never holds, enough to say "cold".
+        return this.cache.peek(key) ?? new RevisionSlot(ref, key);
+      });
+    return { trust: r.trust, find };
+  }
+
+  /** The warm allow to the pod the revision's policy picks, from answers prepared per endpoints array. */
+  #warmAllow(slot: RevisionSlot): Allow {
+    if (slot.preparedFor !== slot.endpoints) this.#prepare(slot);
+    if (slot.onlyAllow) return slot.onlyAllow;
+    const i = (slot.chooser as PodChooser).choose();
+    return (
+      slot.allows[i] ?? {
+        kind: "allow",
+        revision: slot.ref,
+        key: slot.key,
+        upstream: undefined,
+        via: "pod",
+        warm: true,
+      }
+    );
+  }
+
+  /** The pod for an allow that is not warm (just activated), by the same policy. */
+  #pickUpstream(slot: RevisionSlot): string | undefined {
+    if (slot.preparedFor !== slot.endpoints) this.#prepare(slot);
+    if (slot.onlyAllow) return slot.onlyAllow.upstream;
+    return slot.podCount > 1 && slot.chooser ? slot.endpoints[slot.chooser.choose()] : undefined;
+  }
+
+  /** Builds the slot's answers for its current endpoints: the chooser (several pods) and the warm allows. */
+  #prepare(slot: RevisionSlot): void {
+    const endpoints = slot.endpoints;
+    const { ref, key } = slot;
+    slot.allows = endpoints.map((upstream) => ({
+      kind: "allow",
+      revision: ref,
+      key,
+      upstream,
+      via: "pod",
+      warm: true,
+    }));
+    slot.onlyAllow = endpoints.length === 1 ? slot.allows[0] : undefined;
+    if (endpoints.length > 1) slot.chooser = this.#o.picker.chooser(key, endpoints, slot.chooser);
+    slot.preparedFor = endpoints;
   }
 
   /**
@@ -192,7 +266,9 @@ export class IngressHook {
         // Held while cold: every waiter is released at once here, so a pod would get the whole burst.
         // The activator's throttler hands them out at the pods' capacity, first come first served.
         if (this.#o.activatorUpstream) return this.#viaActivator(revision, key, false);
-        const upstream = this.#o.picker.pick(key, outcome.endpoints);
+        // The slot now holds these endpoints (or a live watch entry's newer ones).
+        const slot = this.cache.peek(key);
+        const upstream = slot ? this.#pickUpstream(slot) : undefined;
         const allow: Allow = { kind: "allow", revision, key, upstream, via: "pod", warm: false };
         return allow;
       }
