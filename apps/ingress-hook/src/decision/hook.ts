@@ -10,7 +10,8 @@ import type { Resolver } from "./resolvers.js";
 import { RevisionSlot } from "./revision-slot.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
-import { activationPolicyPicker, type PodChooser, type UpstreamPicker } from "./upstream-picker.js";
+import { pickUpstream, warmAllow } from "./slot-answers.js";
+import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
 
 /** Options of {@link IngressHook}. */
@@ -155,7 +156,7 @@ export class IngressHook {
       slot.viaActivator ??= this.#viaActivator(slot.ref, slot.key, true);
       return slot.viaActivator;
     }
-    return this.#warmAllow(slot);
+    return warmAllow(slot, this.#o.picker);
   }
 
   /** The first resolver's answer (in order, route-trust ones only when trusted) as the revision's slot. */
@@ -180,47 +181,6 @@ export class IngressHook {
         return this.cache.peek(key) ?? new RevisionSlot(ref, key);
       });
     return { trust: r.trust, find };
-  }
-
-  /** The warm allow to the pod the revision's policy picks, from answers prepared per endpoints array. */
-  #warmAllow(slot: RevisionSlot): Allow {
-    if (slot.preparedFor !== slot.endpoints) this.#prepare(slot);
-    if (slot.onlyAllow) return slot.onlyAllow;
-    const i = (slot.chooser as PodChooser).choose();
-    return (
-      slot.allows[i] ?? {
-        kind: "allow",
-        revision: slot.ref,
-        key: slot.key,
-        upstream: undefined,
-        via: "pod",
-        warm: true,
-      }
-    );
-  }
-
-  /** The pod for an allow that is not warm (just activated), by the same policy. */
-  #pickUpstream(slot: RevisionSlot): string | undefined {
-    if (slot.preparedFor !== slot.endpoints) this.#prepare(slot);
-    if (slot.onlyAllow) return slot.onlyAllow.upstream;
-    return slot.podCount > 1 && slot.chooser ? slot.endpoints[slot.chooser.choose()] : undefined;
-  }
-
-  /** Builds the slot's answers for its current endpoints: the chooser (several pods) and the warm allows. */
-  #prepare(slot: RevisionSlot): void {
-    const endpoints = slot.endpoints;
-    const { ref, key } = slot;
-    slot.allows = endpoints.map((upstream) => ({
-      kind: "allow",
-      revision: ref,
-      key,
-      upstream,
-      via: "pod",
-      warm: true,
-    }));
-    slot.onlyAllow = endpoints.length === 1 ? slot.allows[0] : undefined;
-    if (endpoints.length > 1) slot.chooser = this.#o.picker.chooser(key, endpoints, slot.chooser);
-    slot.preparedFor = endpoints;
   }
 
   /**
@@ -268,7 +228,7 @@ export class IngressHook {
         if (this.#o.activatorUpstream) return this.#viaActivator(revision, key, false);
         // The slot now holds these endpoints (or a live watch entry's newer ones).
         const slot = this.cache.peek(key);
-        const upstream = slot ? this.#pickUpstream(slot) : undefined;
+        const upstream = slot ? pickUpstream(slot, this.#o.picker) : undefined;
         const allow: Allow = { kind: "allow", revision, key, upstream, via: "pod", warm: false };
         return allow;
       }

@@ -27,12 +27,13 @@ export class RevisionSlot implements WarmEntry {
   /** `endpoints.length`, kept here so the warm test does not touch the array. */
   podCount = 0;
   mode: "proxy" | "serve" = "serve";
-  /** The endpoints array the prepared answers below were built for (identity is the change test). */
-  preparedFor: readonly string[] | undefined = undefined;
-  /** With exactly one pod every policy names it: its warm allow, handed out as is (Allow is readonly). */
+  /** With exactly one pod every policy names it: its warm allow, handed out as is (Allow is readonly). Cleared by each write. */
   onlyAllow: Allow | undefined = undefined;
+  /** The endpoints array the prepared answers were built for (identity is the change test). */
+  preparedFor: readonly string[] | undefined = undefined;
   endpoints: readonly string[] = NO_ENDPOINTS;
-  expiresAt = 0;
+  // A double from the start: now + ttl is no small integer, and a field that changes kind re-shapes every slot.
+  expiresAt = Number.NEGATIVE_INFINITY;
   readonly ref: RevisionId;
   readonly key: string;
   /** An activation answer or watch event wrote the entry, and no invalidation has cleared it since. */
@@ -60,6 +61,8 @@ export class RevisionSlot implements WarmEntry {
   /** Writes a warm entry. */
   write(endpoints: readonly string[], mode: "proxy" | "serve", expiresAt: number, generation: number): void {
     this.endpoints = endpoints;
+    this.onlyAllow = undefined;
+    this.preparedFor = undefined;
     this.podCount = endpoints.length;
     this.mode = mode;
     this.expiresAt = expiresAt;
