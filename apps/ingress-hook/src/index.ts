@@ -40,10 +40,12 @@ export {
   runResolvers,
   type ServiceRoute,
 } from "./decision/resolvers.js";
+export type { RevisionSlot } from "./decision/revision-slot.js";
 export { isRouteTrusted } from "./decision/route-trust.js";
 export { SingleFlight } from "./decision/single-flight.js";
 export {
   activationPolicyPicker,
+  type PodChooser,
   type PolicyPickerOptions,
   type UpstreamPicker,
 } from "./decision/upstream-picker.js";

@@ -6,9 +6,11 @@ import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
-import { type Resolver, runResolvers } from "./resolvers.js";
+import type { Resolver } from "./resolvers.js";
+import { RevisionSlot } from "./revision-slot.js";
 import { isRouteTrusted } from "./route-trust.js";
 import { SingleFlight } from "./single-flight.js";
+import { pickUpstream, warmAllow } from "./slot-answers.js";
 import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
 
@@ -67,6 +69,12 @@ export interface HookStats {
   denies: number;
 }
 
+/** A resolver as the hook runs it: answering the revision's slot. */
+interface SlotFinder {
+  readonly trust: Resolver["trust"];
+  readonly find: (req: HookRequest) => RevisionSlot | undefined;
+}
+
 const ROUTE_SET = new Set(["knative-serving-namespace", "knative-serving-revision", ROUTE_TOKEN_HEADER]);
 
 /**
@@ -91,6 +99,7 @@ export class IngressHook {
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
+  readonly #finders: readonly SlotFinder[];
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -114,6 +123,7 @@ export class IngressHook {
       throw new RangeError(`activationTimeoutMs must be > 0, got ${this.#o.activationTimeoutMs}`);
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
+    this.#finders = this.#o.resolvers.map((r) => this.#finderOf(r));
     const maxQueue = this.#o.maxQueue;
     this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
@@ -133,20 +143,44 @@ export class IngressHook {
       const bad = outsideInternalHeader(req.headers, trusted);
       if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
     }
-    const found = runResolvers(this.#o.resolvers, req, trusted);
-    if (!found) {
+    const slot = this.#find(req, trusted);
+    if (!slot) {
       return this.#deny(
         ErrorCode.ERR_UNKNOWN_REVISION,
         `no revision is routed for host ${req.host} path ${req.path}`,
       );
     }
-    const key = revisionKey(found.ref);
-    const entry = this.cache.get(key, now);
-    if (!entry) return { kind: "cold", revision: found.ref, key };
+    if (!this.cache.isWarm(slot, now)) return { kind: "cold", revision: slot.ref, key: slot.key };
     this.stats.warmAllows++;
-    if (entry.mode === "proxy" && this.#o.activatorUpstream) return this.#viaActivator(found.ref, key, true);
-    const upstream = this.#o.picker.pick(key, entry.endpoints);
-    return { kind: "allow", revision: found.ref, key, upstream, via: "pod", warm: true };
+    if (slot.mode === "proxy" && this.#o.activatorUpstream) {
+      slot.viaActivator ??= this.#viaActivator(slot.ref, slot.key, true);
+      return slot.viaActivator;
+    }
+    return warmAllow(slot, this.#o.picker);
+  }
+
+  /** The first resolver's answer (in order, route-trust ones only when trusted) as the revision's slot. */
+  #find(req: HookRequest, trusted: boolean): RevisionSlot | undefined {
+    for (const f of this.#finders) {
+      if (f.trust === "route" && !trusted) continue;
+      const slot = f.find(req);
+      if (slot) return slot;
+    }
+    return undefined;
+  }
+
+  /** A resolver as a slot finder: bound tables answer pinned slots; others an id looked up by key. */
+  #finderOf(r: Resolver): SlotFinder {
+    const find =
+      r.bind?.((ref) => this.cache.pin(ref, revisionKey(ref))) ??
+      ((req: HookRequest) => {
+        const ref = r.resolve(req);
+        if (!ref) return undefined;
+        const key = revisionKey(ref);
+        // Not cached: a slot of its own that the cache never holds, enough to say "cold".
+        return this.cache.peek(key) ?? new RevisionSlot(ref, key);
+      });
+    return { trust: r.trust, find };
   }
 
   /**
@@ -192,7 +226,9 @@ export class IngressHook {
         // Held while cold: every waiter is released at once here, so a pod would get the whole burst.
         // The activator's throttler hands them out at the pods' capacity, first come first served.
         if (this.#o.activatorUpstream) return this.#viaActivator(revision, key, false);
-        const upstream = this.#o.picker.pick(key, outcome.endpoints);
+        // The slot now holds these endpoints (or a live watch entry's newer ones).
+        const slot = this.cache.peek(key);
+        const upstream = slot ? pickUpstream(slot, this.#o.picker) : undefined;
         const allow: Allow = { kind: "allow", revision, key, upstream, via: "pod", warm: false };
         return allow;
       }

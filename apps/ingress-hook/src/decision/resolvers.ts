@@ -1,5 +1,6 @@
 import { Header, parseDecoratorOperation, type RevisionId, revisionFromHeaders } from "@thaw/protocol";
 import type { HookRequest } from "./request-view.js";
+import type { RevisionSlot } from "./revision-slot.js";
 
 /**
  * Finds the revision a request is for. `trust: "route"` resolvers read headers that a client could also
@@ -9,6 +10,11 @@ export interface Resolver {
   readonly name: string;
   readonly trust: "route" | "any";
   resolve(req: HookRequest): RevisionId | undefined;
+  /**
+   * Offered by resolvers whose revisions are all known when built (the host table): the same lookup,
+   * built once per hook, answering the hook's slot of each revision (`slotOf`) instead of its id.
+   */
+  bind?(slotOf: (ref: RevisionId) => RevisionSlot): (req: HookRequest) => RevisionSlot | undefined;
 }
 
 /** Knative-Serving-Namespace / Knative-Serving-Revision set by the route (proxy_set_header, Envoy route headers). */
@@ -50,36 +56,56 @@ export interface ServiceRoute {
   maxQueue?: number;
 }
 
-interface CompiledRoute {
+interface PrefixRoute<T> {
   prefix: string;
-  ref: RevisionId;
+  to: T;
+}
+
+/** Per host: its one revision when the host has a single whole-host route, else its routes, longest prefix first. */
+type HostTable<T> = Map<string, T | PrefixRoute<T>[]>;
+
+function compileHostTable<T>(services: readonly ServiceRoute[], to: (ref: RevisionId) => T): HostTable<T> {
+  const lists = new Map<string, PrefixRoute<T>[]>();
+  for (const svc of services) {
+    const target = to({ namespace: svc.namespace, name: svc.name });
+    const prefixes = svc.paths && svc.paths.length > 0 ? svc.paths : ["/"];
+    for (const host of svc.hosts) {
+      const key = host.toLowerCase();
+      const list = lists.get(key) ?? [];
+      for (const p of prefixes) list.push({ prefix: p === "/" ? "/" : p.replace(/\/+$/, ""), to: target });
+      list.sort((a, b) => b.prefix.length - a.prefix.length);
+      lists.set(key, list);
+    }
+  }
+  // The common host has one whole-host route: the table then holds its target itself, one read fewer.
+  const table: HostTable<T> = new Map();
+  for (const [host, list] of lists) {
+    const first = list[0];
+    table.set(host, list.length === 1 && first?.prefix === "/" ? first.to : list);
+  }
+  return table;
+}
+
+function lookupHost<T>(table: HostTable<T>, req: HookRequest): T | undefined {
+  const hit = table.get(req.host);
+  if (hit === undefined || !Array.isArray(hit)) return hit;
+  for (const r of hit) {
+    if (r.prefix === "/") return r.to;
+    if (req.path === r.prefix || req.path.startsWith(`${r.prefix}/`)) return r.to;
+  }
+  return undefined;
 }
 
 /** Routes by host, then by the longest matching path prefix (a prefix matches whole segments). */
 export function hostTableResolver(services: readonly ServiceRoute[]): Resolver {
-  const byHost = new Map<string, CompiledRoute[]>();
-  for (const svc of services) {
-    const ref = { namespace: svc.namespace, name: svc.name };
-    const prefixes = svc.paths && svc.paths.length > 0 ? svc.paths : ["/"];
-    for (const host of svc.hosts) {
-      const key = host.toLowerCase();
-      const list = byHost.get(key) ?? [];
-      for (const p of prefixes) list.push({ prefix: p === "/" ? "/" : p.replace(/\/+$/, ""), ref });
-      list.sort((a, b) => b.prefix.length - a.prefix.length);
-      byHost.set(key, list);
-    }
-  }
+  const byHost = compileHostTable(services, (ref) => ref);
   return {
     name: "host-table",
     trust: "any",
-    resolve(req) {
-      const routes = byHost.get(req.host);
-      if (!routes) return undefined;
-      for (const r of routes) {
-        if (r.prefix === "/") return r.ref;
-        if (req.path === r.prefix || req.path.startsWith(`${r.prefix}/`)) return r.ref;
-      }
-      return undefined;
+    resolve: (req) => lookupHost(byHost, req),
+    bind(slotOf) {
+      const slots = compileHostTable(services, slotOf);
+      return (req) => lookupHost(slots, req);
     },
   };
 }

@@ -5,7 +5,8 @@ const pods = ["a:1", "b:2", "c:3"];
 
 function picks(cc: number, random: () => number, n = 6): (string | undefined)[] {
   const picker = activationPolicyPicker({ random, containerConcurrencyFor: () => cc });
-  return Array.from({ length: n }, () => picker.pick("ns/rev", pods));
+  const chooser = picker.chooser("ns/rev", pods, undefined);
+  return Array.from({ length: n }, () => pods[chooser.choose()]);
 }
 
 describe("activationPolicyPicker (the activator's policy by containerConcurrency)", () => {
@@ -31,11 +32,16 @@ describe("activationPolicyPicker (the activator's policy by containerConcurrency
     for (const p of seen) expect(pods).toContain(p);
   });
   it("no endpoints: no pick", () => {
-    expect(activationPolicyPicker({ random: () => 0 }).pick("k", [])).toBeUndefined();
+    expect(
+      activationPolicyPicker({ random: () => 0 })
+        .chooser("k", [], undefined)
+        .choose(),
+    ).toBe(-1);
   });
   it("keeps round-robin position when the endpoint list changes", () => {
     const picker = activationPolicyPicker({ random: () => 0, containerConcurrencyFor: () => 10 });
-    expect(picker.pick("k", ["a:1", "b:2"])).toBe("a:1");
-    expect(picker.pick("k", ["a:1", "b:2", "c:3"])).toBe("b:2");
+    const first = picker.chooser("k", ["a:1", "b:2"], undefined);
+    expect(first.choose()).toBe(0);
+    expect(picker.chooser("k", ["a:1", "b:2", "c:3"], first).choose()).toBe(1);
   });
 });

@@ -1,8 +1,14 @@
 import { type LbPolicy, PodTracker, policyFor, type RandomSource } from "@thaw/activation";
 
-/** Chooses the pod an allowed request goes to. */
+/** Picks the pod for one allowed request of one revision: an index into its endpoints, -1 for none. */
+export interface PodChooser {
+  choose(): number;
+}
+
+/** Makes each revision's pod chooser; the hook keeps it in the revision's slot until the endpoints change. */
 export interface UpstreamPicker {
-  pick(key: string, endpoints: readonly string[]): string | undefined;
+  /** The chooser for `endpoints`; `previous` is the revision's last one (state like round robin's position carries over). */
+  chooser(key: string, endpoints: readonly string[], previous: PodChooser | undefined): PodChooser;
 }
 
 /** Options of {@link activationPolicyPicker}. */
@@ -12,10 +18,29 @@ export interface PolicyPickerOptions {
   containerConcurrencyFor?: (key: string) => number;
 }
 
-interface RevisionPods {
-  endpoints: readonly string[];
-  trackers: PodTracker[];
-  policy: LbPolicy;
+/** A tracker that knows its place in the endpoints, so a pick needs no search. */
+class IndexedTracker extends PodTracker {
+  readonly index: number;
+  constructor(dest: string, index: number) {
+    super(dest, 0);
+    this.index = index;
+  }
+}
+
+class PolicyChooser implements PodChooser {
+  readonly policy: LbPolicy;
+  readonly #trackers: IndexedTracker[];
+  constructor(endpoints: readonly string[], policy: LbPolicy) {
+    this.policy = policy;
+    this.#trackers = endpoints.map((e, i) => new IndexedTracker(e, i));
+  }
+  choose(): number {
+    // The policy returns one of the trackers it was given, all IndexedTracker.
+    const t = this.policy(this.#trackers) as IndexedTracker | undefined;
+    if (!t) return -1;
+    t.release();
+    return t.index;
+  }
 }
 
 /**
@@ -26,24 +51,13 @@ interface RevisionPods {
  * one pod for a second anyway).
  */
 export function activationPolicyPicker(opts: PolicyPickerOptions): UpstreamPicker {
-  const revisions = new Map<string, RevisionPods>();
   return {
-    pick(key, endpoints) {
-      let st = revisions.get(key);
-      // Warm entries keep their array until the endpoints change, so identity is the change test.
-      if (!st || st.endpoints !== endpoints) {
-        const cc = opts.containerConcurrencyFor?.(key) ?? 0;
-        st = {
-          endpoints,
-          trackers: endpoints.map((e) => new PodTracker(e, 0)),
-          policy: st?.policy ?? policyFor(cc, opts.random),
-        };
-        revisions.set(key, st);
-      }
-      const t = st.policy(st.trackers);
-      if (!t) return undefined;
-      t.release();
-      return t.dest;
+    chooser(key, endpoints, previous) {
+      const policy =
+        previous instanceof PolicyChooser
+          ? previous.policy
+          : policyFor(opts.containerConcurrencyFor?.(key) ?? 0, opts.random);
+      return new PolicyChooser(endpoints, policy);
     },
   };
 }
