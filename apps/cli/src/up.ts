@@ -6,6 +6,12 @@ import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { formatRecord } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
+import { warmUp } from "./warm-up.js";
+
+/** Set to `0`, `thaw up` skips its start-up warm-up (warm-up.ts). */
+export const WARM_UP_ENV = "THAW_UP_WARM_UP";
+/** Set to `1`, `thaw up` prints debug lines on stderr (so far: why a start-up warm-up failed). */
+export const DEBUG_ENV = "THAW_UP_DEBUG";
 
 /** Options of {@link upCommand}. */
 export interface UpOptions {
@@ -78,6 +84,12 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     });
     banner(out, base, opts.config, loaded.config, secret, traced !== undefined);
   }
+  // After the listening line, off every request's path: one cold start through a throwaway in-process copy
+  // of the stack, so the first real cold start does not also pay for compiling the request path.
+  const warming =
+    process.env[WARM_UP_ENV] === "0"
+      ? Promise.resolve()
+      : warmUp(process.env[DEBUG_ENV] === "1" ? { debug: (l) => err(`thaw up: ${l}`) } : {});
   return new Promise<number>((resolve) => {
     let signals = 0;
     const stop = (sig: NodeJS.Signals) => {
@@ -87,7 +99,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
         process.exit(130);
       }
       err(`thaw up: ${sig}: finishing accepted requests, draining pods…`);
-      stack.close().then(
+      // The warm-up is bounded (5 s) and closes its own copy of the stack.
+      Promise.all([warming, stack.close()]).then(
         async () => {
           await traced?.shutdown().catch(() => {});
           err("thaw up: stopped; no pod left running");
