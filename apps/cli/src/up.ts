@@ -67,6 +67,14 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     return 1;
   }
   const base = stack.url;
+  // The gateway already listens. Before the listening line: one cold start through a throwaway in-process
+  // copy of the stack, so the first real cold start does not also pay for compiling the request path
+  // (a bounded wait: its answer, not its copy's close, which goes on in the background).
+  const warming =
+    process.env[WARM_UP_ENV] === "0"
+      ? { answered: Promise.resolve(), closed: Promise.resolve() }
+      : warmUp(process.env[DEBUG_ENV] === "1" ? { debug: (l) => err(`thaw up: ${l}`) } : {});
+  await warming.answered;
   // Both formats come from the dashboard's records, so the terminal, the logs and the page agree.
   if (opts.logFormat === "json") {
     const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });
@@ -84,12 +92,6 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     });
     banner(out, base, opts.config, loaded.config, secret, traced !== undefined);
   }
-  // After the listening line, off every request's path: one cold start through a throwaway in-process copy
-  // of the stack, so the first real cold start does not also pay for compiling the request path.
-  const warming =
-    process.env[WARM_UP_ENV] === "0"
-      ? Promise.resolve()
-      : warmUp(process.env[DEBUG_ENV] === "1" ? { debug: (l) => err(`thaw up: ${l}`) } : {});
   return new Promise<number>((resolve) => {
     let signals = 0;
     const stop = (sig: NodeJS.Signals) => {
@@ -99,8 +101,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
         process.exit(130);
       }
       err(`thaw up: ${sig}: finishing accepted requests, draining pods…`);
-      // The warm-up is bounded (5 s) and closes its own copy of the stack.
-      Promise.all([warming, stack.close()]).then(
+      // The warm-up is bounded (2 s) and closes its own copy of the stack.
+      Promise.all([warming.closed, stack.close()]).then(
         async () => {
           await traced?.shutdown().catch(() => {});
           err("thaw up: stopped; no pod left running");

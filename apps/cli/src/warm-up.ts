@@ -79,34 +79,39 @@ function get(url: string, host: string, timeoutMs: number): Promise<number> {
 
 /** Options of {@link warmUp}. */
 export interface WarmUpOptions {
-  /** Bound on the whole warm-up (default 5 s): past it the request is abandoned and the stack closed. */
+  /** Bound on the warm-up's request (default 2 s): past it the request is abandoned and the copy closed. */
   timeoutMs?: number;
   /** Told why a warm-up failed (`thaw up` passes it only with THAW_UP_DEBUG=1); it is otherwise ignored. */
   debug?: (line: string) => void;
+}
+
+/** A warm-up under way: `answered` once its request is done (or failed), `closed` once its copy is gone. */
+export interface WarmUp {
+  answered: Promise<void>;
+  closed: Promise<void>;
 }
 
 /**
  * Runs one cold start through a throwaway copy of the stack, so V8 has compiled the request path (gateway,
  * hook decision, activator hold, probe, forward, answer) before the first real cold start pays for it.
  * The copy has its own autoscaler, feed, metrics and gateway on a loopback port, and a pod in this process,
- * so nothing of it reaches `thaw up`'s services, logs, metrics or dashboard. Never rejects.
+ * so nothing of it reaches `thaw up`'s services, logs, metrics or dashboard. Neither promise rejects.
  */
-export async function warmUp(opts: WarmUpOptions = {}): Promise<void> {
-  const timeoutMs = opts.timeoutMs ?? 5000;
+export function warmUp(opts: WarmUpOptions = {}): WarmUp {
+  const timeoutMs = opts.timeoutMs ?? 2000;
   const parsed = parseConfigText(WARM_UP_CONFIG);
   const resolved = parsed.ok ? resolveServices(parsed.value) : undefined;
   if (!parsed.ok || !resolved?.ok) {
     opts.debug?.("warm-up skipped: its config does not validate");
-    return;
+    return { answered: Promise.resolve(), closed: Promise.resolve() };
   }
-  let stack: Awaited<ReturnType<typeof startStack>> | undefined;
-  try {
-    stack = await startStack(parsed.value, resolved.value, { podScaler: () => new LoopbackPodScaler() });
-    const status = await get(stack.url, "warm-up.thaw.internal", timeoutMs);
-    if (status !== 200) throw new Error(`status ${status}`);
-  } catch (err) {
-    opts.debug?.(`warm-up failed (ignored): ${String(err)}`);
-  } finally {
-    await stack?.close().catch(() => {});
-  }
+  const started = startStack(parsed.value, resolved.value, { podScaler: () => new LoopbackPodScaler() });
+  const answered = started
+    .then(async (stack) => {
+      const status = await get(stack.url, "warm-up.thaw.internal", timeoutMs);
+      if (status !== 200) throw new Error(`status ${status}`);
+    })
+    .catch((err: unknown) => opts.debug?.(`warm-up failed (ignored): ${String(err)}`));
+  const closed = answered.then(() => started.then((s) => s.close())).catch(() => {});
+  return { answered, closed };
 }
