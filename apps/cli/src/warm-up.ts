@@ -64,10 +64,17 @@ class LoopbackPodScaler implements PodScaler {
   }
 }
 
-/** `GET /` with `Host: host` on a connection of its own; resolves with the status once the body ended. */
-function get(url: string, host: string, timeoutMs: number): Promise<number> {
+/** `GET path` with `Host: host` on a connection of its own; resolves with the status once the body ended. */
+function get(
+  url: string,
+  host: string,
+  timeoutMs: number,
+  path = "/",
+  headers: Record<string, string> = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpGet(`${url}/`, { headers: { host }, agent: false, timeout: timeoutMs }, (res) => {
+    const opts = { headers: { ...headers, host }, agent: false, timeout: timeoutMs };
+    const req = httpGet(`${url}${path}`, opts, (res) => {
       res.resume();
       res.once("end", () => resolve(res.statusCode ?? 0));
       res.once("error", reject);
@@ -92,8 +99,9 @@ export interface WarmUp {
 }
 
 /**
- * Runs one cold start through a throwaway copy of the stack, so V8 has compiled the request path (gateway,
- * hook decision, activator hold, probe, forward, answer) before the first real cold start pays for it.
+ * Runs one cold start through a throwaway copy of the stack, so V8 has compiled the request path
+ * (gateway, forward-auth and hook decisions, activator hold, probe, forward, answer) before the first
+ * real cold start pays for it.
  * The copy has its own autoscaler, feed, metrics and gateway on a loopback port, and a pod in this process,
  * so nothing of it reaches `thaw up`'s services, logs, metrics or dashboard. Neither promise rejects.
  */
@@ -108,6 +116,13 @@ export function warmUp(opts: WarmUpOptions = {}): WarmUp {
   const started = startStack(parsed.value, resolved.value, { podScaler: () => new LoopbackPodScaler() });
   const answered = started
     .then(async (stack) => {
+      // First as nginx asks while the revision is cold (forward-auth: answered with the activator as the
+      // upstream), then the request itself.
+      const auth = await get(stack.url, "warm-up.thaw.internal", timeoutMs, "/_thaw/auth/nginx", {
+        "x-forwarded-host": "warm-up.thaw.internal",
+        "x-original-uri": "/",
+      });
+      if (auth !== 200) throw new Error(`forward-auth status ${auth}`);
       const status = await get(stack.url, "warm-up.thaw.internal", timeoutMs);
       if (status !== 200) throw new Error(`status ${status}`);
     })
