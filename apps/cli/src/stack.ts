@@ -57,7 +57,18 @@ export interface StackOptions {
   scaleWebhookSecret?: string;
   /** Spans of the gateway's hook and activator (docs/tracing.md); absent = tracing off. */
   tracer?: Tracer;
+  /**
+   * Where pods come from instead of a {@link LocalScaler} (the start-up warm-up's in-process pod,
+   * warm-up.ts); given the options a LocalScaler would get.
+   */
+  podScaler?: (options: LocalScalerOptions) => PodScaler;
 }
+
+/** What the stack needs of its scaler: a {@link LocalScaler}, or the warm-up's in-process pod. */
+export type PodScaler = Pick<
+  LocalScaler,
+  "register" | "scale" | "pods" | "subscribe" | "allAddresses" | "close"
+>;
 
 /** A running `thaw up`. */
 export interface Stack {
@@ -123,12 +134,14 @@ export async function startStack(
     }
     opts.onPodOutput?.(rev, pod, container, line);
   };
-  const scaler = new LocalScaler({
+  const scalerOptions: LocalScalerOptions = {
     logger,
     onPodOutput,
     ...(opts.queueProxyCommand ? { queueProxyCommand: opts.queueProxyCommand } : {}),
     ...(opts.baseEnv ? { baseEnv: opts.baseEnv } : {}),
-  });
+  };
+  // Only the warm-up passes another scaler, and it never reads `Stack.scaler`.
+  const scaler = (opts.podScaler?.(scalerOptions) ?? new LocalScaler(scalerOptions)) as LocalScaler;
   const service = new AutoscalerService({ scaler, clock, logger });
   const unsubscribe = opts.onEvent ? service.on(opts.onEvent) : () => {};
   const directory = new StaticDirectory();

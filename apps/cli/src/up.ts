@@ -6,6 +6,12 @@ import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { formatRecord } from "./format.js";
 import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
+import { warmUp } from "./warm-up.js";
+
+/** Set to `0`, `thaw up` skips its start-up warm-up (warm-up.ts). */
+export const WARM_UP_ENV = "THAW_UP_WARM_UP";
+/** Set to `1`, `thaw up` prints debug lines on stderr (so far: why a start-up warm-up failed). */
+export const DEBUG_ENV = "THAW_UP_DEBUG";
 
 /** Options of {@link upCommand}. */
 export interface UpOptions {
@@ -61,6 +67,14 @@ export async function upCommand(opts: UpOptions): Promise<number> {
     return 1;
   }
   const base = stack.url;
+  // The gateway already listens. Before the listening line: one cold start through a throwaway in-process
+  // copy of the stack, so the first real cold start does not also pay for compiling the request path
+  // (a bounded wait: its answer, not its copy's close, which goes on in the background).
+  const warming =
+    process.env[WARM_UP_ENV] === "0"
+      ? { answered: Promise.resolve(), closed: Promise.resolve() }
+      : warmUp(process.env[DEBUG_ENV] === "1" ? { debug: (l) => err(`thaw up: ${l}`) } : {});
+  await warming.answered;
   // Both formats come from the dashboard's records, so the terminal, the logs and the page agree.
   if (opts.logFormat === "json") {
     const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });
@@ -87,7 +101,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
         process.exit(130);
       }
       err(`thaw up: ${sig}: finishing accepted requests, draining pods…`);
-      stack.close().then(
+      // The warm-up is bounded (2 s) and closes its own copy of the stack.
+      Promise.all([warming.closed, stack.close()]).then(
         async () => {
           await traced?.shutdown().catch(() => {});
           err("thaw up: stopped; no pod left running");

@@ -9,38 +9,12 @@
  * bench/run.mjs). Neither is a hard cap, so a larger live heap still fits.
  */
 import { systemClock } from "@thaw/clock";
-import type { QueueProber } from "@thaw/protocol";
 import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
-import { createProber, decodeProbeEnv } from "@thaw/readiness";
-import { nodeTransport } from "@thaw/readiness/node";
-import { formatIssues, parseConfig, type QueueProxyConfig } from "./config.js";
+import { formatIssues, parseConfig } from "./config.js";
 import { startQueueProxy } from "./queue-proxy.js";
+import { readiness } from "./readiness.js";
 import { readSpareEnv, SPARE_ENV } from "./spare.js";
-
-/** The readiness check from `SERVING_READINESS_PROBE`, or the issues that stop the start. */
-function readiness(config: QueueProxyConfig): { prober: QueueProber } | { error: string } {
-  // Knative: no probe configured means always ready.
-  if (config.readinessProbe.trim() === "") return { prober: () => true };
-  const decoded = decodeProbeEnv(config.readinessProbe, config.multiContainerProbes);
-  if (!decoded.ok) {
-    return {
-      error: [
-        "thaw-queue-proxy: SERVING_READINESS_PROBE is not a valid probe:",
-        ...decoded.issues.map((i) => `  ${i.path}: ${i.message}`),
-      ].join("\n"),
-    };
-  }
-  const prober = createProber({
-    probes: decoded.value,
-    transport: nodeTransport,
-    clock: systemClock,
-    log: (line) => process.stderr.write(`${line}\n`),
-    // An app that does not listen yet is looked for again within a few ms (not at Knative's next 50 ms
-    // attempt): the cold start's readiness detection waits for this poll.
-    aggressive: { connectRetryMaxMs: config.probeConnectRetryMaxMs },
-  });
-  return { prober: () => prober.probe() };
-}
+import { warmRequestPath } from "./warm-up.js";
 
 /** The JSON request log on stdout (c.7). */
 async function createRequestLog() {
@@ -50,12 +24,15 @@ async function createRequestLog() {
 
 /**
  * Spare mode (THAW_QUEUE_PROXY_SPARE=1): a supervisor starts the process ahead of a pod, so the module
- * loading (most of a cold queue-proxy's start-up) is done before the pod exists; the pod's env arrives as
- * one JSON line on stdin and is laid over the inherited one. Stdin closing first means the supervisor is
- * gone: exit quietly.
+ * loading (most of a cold queue-proxy's start-up) is done before the pod exists, and the request path has
+ * run (warm-up.ts) before the pod's first request; the pod's env arrives as one JSON line on stdin and is
+ * laid over the inherited one. Stdin closing first means the supervisor is gone: exit quietly.
  */
 async function adoptSpareEnv(): Promise<void> {
   if (process.env[SPARE_ENV] !== "1") return;
+  // Before the title: a process titled thaw-spare-qp is warm and has nothing bound (its env may wait in
+  // the pipe meanwhile). Bounded, and a failure only means a colder first request.
+  await warmRequestPath();
   // A waiting spare is no pod's queue-proxy yet: `ps` (and /proc/<pid>/cmdline) tell them apart.
   process.title = "thaw-spare-qp";
   const got = await readSpareEnv(process.stdin);
