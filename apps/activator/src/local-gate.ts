@@ -1,14 +1,24 @@
 import {
+  type Answer,
   BackendProber,
   type PodTracker,
   probeDestination,
   QueueFullError,
   type RevisionThrottler,
   type SingleFlightActivator,
+  type Ticket,
+  waitFor,
 } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import type { LocalCoordinatorOptions } from "./local-coordinator.js";
-import type { ActivationOutcome, ColdStartPhases, Lease, RevisionGate, RevisionKey } from "./ports.js";
+import type {
+  ActivationOutcome,
+  ColdStartPhases,
+  Lease,
+  LeaseWaiter,
+  RevisionGate,
+  RevisionKey,
+} from "./ports.js";
 
 /**
  * One revision's coordination in process: its throttler, its backend prober (fed by the endpoint source),
@@ -75,28 +85,20 @@ export class LocalGate implements RevisionGate {
   }
 
   acquire(signal: AbortSignal): Promise<Lease> {
+    return waitFor(signal, (who) => this.park(who));
+  }
+
+  park(who: LeaseWaiter): Ticket | undefined {
     if (this.#usable().length === 0) this.#beginCold();
-    // A plain continuation, not an async function: a queued request holds no suspended generator here.
-    return this.rt.acquire(signal).then((t) => this.#lease(t));
+    return this.rt.park(new TrackerLease(this.rt, who));
   }
 
   tryAcquire(): Lease | undefined {
     const t = this.rt.tryAcquire();
-    return t ? this.#lease(t) : undefined;
-  }
-
-  /** A lease whose release gives the pod back once, however often it is called. */
-  #lease(t: PodTracker): Lease {
-    const rt = this.rt;
-    let done = false;
-    return {
-      dest: t.dest,
-      release: () => {
-        if (done) return;
-        done = true;
-        rt.release(t);
-      },
-    };
+    if (!t) return undefined;
+    const lease = new TrackerLease(this.rt, undefined);
+    lease.granted(t);
+    return lease;
   }
 
   reportFailure(dest: string): void {
@@ -220,5 +222,38 @@ export class LocalGate implements RevisionGate {
       } else this.#recheck(dest, attempt + 1);
     }, delay);
     this.#suspects.set(dest, h);
+  }
+}
+
+/**
+ * A lease on one pod of a throttler, and while it waits the throttler's answer to a {@link LeaseWaiter}:
+ * one object per waiting request. Its release gives the pod back once, however often it is called.
+ */
+class TrackerLease implements Lease, Answer<PodTracker> {
+  dest = "";
+  readonly #rt: RevisionThrottler;
+  readonly #who: LeaseWaiter | undefined;
+  #tracker: PodTracker | undefined;
+
+  constructor(rt: RevisionThrottler, who: LeaseWaiter | undefined) {
+    this.#rt = rt;
+    this.#who = who;
+  }
+
+  granted(t: PodTracker): void {
+    this.#tracker = t;
+    this.dest = t.dest;
+    this.#who?.granted(this);
+  }
+
+  refused(err: Error): void {
+    this.#who?.refused(err);
+  }
+
+  release(): void {
+    const t = this.#tracker;
+    if (!t) return;
+    this.#tracker = undefined;
+    this.#rt.release(t);
   }
 }
