@@ -73,7 +73,8 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
     this.#arrived = clock.now();
     reporter.requestIn(key, this.#arrived);
     this.#timer = clock.setTimeout(() => this.#expire(), config.timeoutSeconds * 1000);
-    res.once("close", () => this.#closed());
+    // `on`, not `once`: close fires once anyway, and once would add a wrapper and a bound function per request.
+    res.on("close", () => this.#closed());
   }
 
   /** Forwards at once when `lease` is given, else waits in the throttler's queue (bounded, in order). */
