@@ -51,11 +51,11 @@ export class Semaphore {
 
   /**
    * Resolves once a token is held. A fired `signal` removes the caller from the queue (it never takes
-   * a token) and rejects with CancelledError / DeadlineExceededError; `onCancel` runs first.
+   * a token; the constructor's `onCancel` runs) and rejects with CancelledError / DeadlineExceededError.
    */
-  acquire(signal?: AbortSignal, onCancel?: () => void): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<void> {
     if (this.tryAcquire()) return RESOLVED;
-    return this.#queue.wait(signal, onCancel);
+    return this.#queue.wait(signal);
   }
 
   /**

@@ -69,17 +69,15 @@ export class WaiterQueue {
 
   /**
    * Parks a caller as a promise until it is served. If `signal` fires first the waiter leaves the queue,
-   * the queue's and this call's `onCancel` run, and the promise rejects with CancelledError or
-   * DeadlineExceededError.
+   * the queue's `onCancel` runs, and the promise rejects with CancelledError or DeadlineExceededError.
    */
-  wait(signal: AbortSignal | undefined, onCancel?: () => void): Promise<void> {
+  wait(signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) {
       this.onCancel?.();
-      onCancel?.();
       return Promise.reject(abortError(signal.reason));
     }
     return new Promise<void>((resolve, reject) => {
-      this.push(new SignalWaiter(resolve, reject, signal, onCancel));
+      this.push(new SignalWaiter(resolve, reject, signal));
     });
   }
 
@@ -107,25 +105,16 @@ class SignalWaiter extends Waiter {
   readonly #resolve: () => void;
   readonly #reject: (err: Error) => void;
   readonly #signal: AbortSignal | undefined;
-  readonly #onCancel: (() => void) | undefined;
   readonly #onAbort: (() => void) | undefined;
 
-  constructor(
-    resolve: () => void,
-    reject: (err: Error) => void,
-    signal: AbortSignal | undefined,
-    onCancel: (() => void) | undefined,
-  ) {
+  constructor(resolve: () => void, reject: (err: Error) => void, signal: AbortSignal | undefined) {
     super();
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
-    this.#onCancel = onCancel;
     if (signal) {
       this.#onAbort = () => {
-        if (!this.cancel()) return;
-        this.#onCancel?.();
-        reject(abortError(signal.reason));
+        if (this.cancel()) reject(abortError(signal.reason));
       };
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }
