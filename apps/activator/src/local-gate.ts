@@ -1,7 +1,5 @@
 import {
-  type Answer,
   BackendProber,
-  type PodTracker,
   probeDestination,
   QueueFullError,
   type RevisionThrottler,
@@ -19,6 +17,7 @@ import type {
   RevisionGate,
   RevisionKey,
 } from "./ports.js";
+import { TrackerLease } from "./tracker-lease.js";
 
 /**
  * One revision's coordination in process: its throttler, its backend prober (fed by the endpoint source),
@@ -222,38 +221,5 @@ export class LocalGate implements RevisionGate {
       } else this.#recheck(dest, attempt + 1);
     }, delay);
     this.#suspects.set(dest, h);
-  }
-}
-
-/**
- * A lease on one pod of a throttler, and while it waits the throttler's answer to a {@link LeaseWaiter}:
- * one object per waiting request. Its release gives the pod back once, however often it is called.
- */
-class TrackerLease implements Lease, Answer<PodTracker> {
-  dest = "";
-  readonly #rt: RevisionThrottler;
-  readonly #who: LeaseWaiter | undefined;
-  #tracker: PodTracker | undefined;
-
-  constructor(rt: RevisionThrottler, who: LeaseWaiter | undefined) {
-    this.#rt = rt;
-    this.#who = who;
-  }
-
-  granted(t: PodTracker): void {
-    this.#tracker = t;
-    this.dest = t.dest;
-    this.#who?.granted(this);
-  }
-
-  refused(err: Error): void {
-    this.#who?.refused(err);
-  }
-
-  release(): void {
-    const t = this.#tracker;
-    if (!t) return;
-    this.#tracker = undefined;
-    this.#rt.release(t);
   }
 }

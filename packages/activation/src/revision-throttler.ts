@@ -6,7 +6,8 @@ import type { Gate } from "./gate.js";
 import { InfiniteBreaker } from "./infinite-breaker.js";
 import { type LbPolicy, policyFor, type RandomSource } from "./lb-policy.js";
 import { PodTracker } from "./pod-tracker.js";
-import { Waiter, WaiterQueue } from "./waiter-queue.js";
+import { type Room, ThrottleWaiter } from "./throttle-waiter.js";
+import { WaiterQueue } from "./waiter-queue.js";
 
 /** Settings of one revision's throttler. */
 export interface RevisionThrottlerOptions {
@@ -198,38 +199,5 @@ export class RevisionThrottler {
     } finally {
       this.release(t);
     }
-  }
-}
-
-/** What a {@link ThrottleWaiter} needs of its throttler. */
-interface Room {
-  /** A tracker with room, reserved; undefined when none has any. */
-  pick(): PodTracker | undefined;
-  /** Where admitted callers wait for a tracker with room. */
-  retry: WaiterQueue;
-}
-
-/**
- * One caller of {@link RevisionThrottler.park}: waits in the gate's queue for an admission, then (if no pod
- * has room just then) in the throttler's retry queue; `cancel` leaves whichever it is in.
- */
-class ThrottleWaiter extends Waiter {
-  readonly #room: Room;
-  readonly #who: Answer<PodTracker>;
-
-  constructor(room: Room, who: Answer<PodTracker>) {
-    super();
-    this.#room = room;
-    this.#who = who;
-  }
-
-  granted(): void {
-    const t = this.#room.pick();
-    if (t) this.#who.granted(t);
-    else this.#room.retry.push(this);
-  }
-
-  refused(err: Error): void {
-    this.#who.refused(err);
   }
 }
