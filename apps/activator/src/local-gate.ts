@@ -1,14 +1,23 @@
 import {
   BackendProber,
-  type PodTracker,
   probeDestination,
   QueueFullError,
   type RevisionThrottler,
   type SingleFlightActivator,
+  type Ticket,
+  waitFor,
 } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import type { LocalCoordinatorOptions } from "./local-coordinator.js";
-import type { ActivationOutcome, ColdStartPhases, Lease, RevisionGate, RevisionKey } from "./ports.js";
+import type {
+  ActivationOutcome,
+  ColdStartPhases,
+  Lease,
+  LeaseWaiter,
+  RevisionGate,
+  RevisionKey,
+} from "./ports.js";
+import { TrackerLease } from "./tracker-lease.js";
 
 /**
  * One revision's coordination in process: its throttler, its backend prober (fed by the endpoint source),
@@ -75,28 +84,20 @@ export class LocalGate implements RevisionGate {
   }
 
   acquire(signal: AbortSignal): Promise<Lease> {
+    return waitFor(signal, (who) => this.park(who));
+  }
+
+  park(who: LeaseWaiter): Ticket | undefined {
     if (this.#usable().length === 0) this.#beginCold();
-    // A plain continuation, not an async function: a queued request holds no suspended generator here.
-    return this.rt.acquire(signal).then((t) => this.#lease(t));
+    return this.rt.park(new TrackerLease(this.rt, who));
   }
 
   tryAcquire(): Lease | undefined {
     const t = this.rt.tryAcquire();
-    return t ? this.#lease(t) : undefined;
-  }
-
-  /** A lease whose release gives the pod back once, however often it is called. */
-  #lease(t: PodTracker): Lease {
-    const rt = this.rt;
-    let done = false;
-    return {
-      dest: t.dest,
-      release: () => {
-        if (done) return;
-        done = true;
-        rt.release(t);
-      },
-    };
+    if (!t) return undefined;
+    const lease = new TrackerLease(this.rt, undefined);
+    lease.granted(t);
+    return lease;
   }
 
   reportFailure(dest: string): void {

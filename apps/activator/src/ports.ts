@@ -116,6 +116,12 @@ export interface Lease {
   release(): void;
 }
 
+/** Whoever parks for a lease: told once, with the lease or why there is none. */
+export interface LeaseWaiter {
+  granted(lease: Lease): void;
+  refused(err: Error): void;
+}
+
 /** What a wait for readiness found (the body of a 200 `/v1/activate`, minus identity). */
 export interface ActivationOutcome {
   endpoints: string[];
@@ -134,6 +140,13 @@ export interface RevisionGate {
   reportFailure(dest: string): void;
   /** A slot right now if one is free, without waiting (the Node warm path); absent = not supported. */
   tryAcquire?(): Lease | undefined;
+  /**
+   * The callback form of `acquire`, for holding many waiters cheaply (the Node path): `who.granted(lease)`
+   * once a slot is reserved, `who.refused(err)` (code ERR_QUEUE_FULL) when the queue is full; either may run
+   * before it returns, and then it returns undefined, else a ticket whose `cancel()` gives the place up.
+   * Absent = not supported.
+   */
+  park?(who: LeaseWaiter): { cancel(): boolean } | undefined;
   /** Waits until >= 1 pod passes the queue probe (single flight); rejects with ERR_DEADLINE after `timeoutMs`. */
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome>;
   /** Pods that passed the probe, now. */

@@ -1,6 +1,7 @@
 import { abortError, QueueFullError } from "./errors.js";
 import type { Gate } from "./gate.js";
 import { RESOLVED, Semaphore } from "./semaphore.js";
+import type { Waiter } from "./waiter-queue.js";
 
 /** Breaker sizing, as Knative names it (c.3). */
 export interface BreakerParams {
@@ -26,9 +27,6 @@ export class Breaker implements Gate {
   readonly #pendingLimit: number;
   readonly #maxWaiting: number;
   #pending = 0;
-  readonly #onCancel = () => {
-    this.#pending--;
-  };
 
   constructor(params: BreakerParams) {
     const { queueDepth, maxConcurrency, initialCapacity } = params;
@@ -43,7 +41,10 @@ export class Breaker implements Gate {
     }
     const maxWaiting = params.maxWaiting ?? Number.POSITIVE_INFINITY;
     if (!(maxWaiting >= 0)) throw new RangeError(`Breaker: maxWaiting must be >= 0, got ${maxWaiting}`);
-    this.#sem = new Semaphore(maxConcurrency, initialCapacity);
+    // A waiter that cancels leaves the pending count as well as the queue.
+    this.#sem = new Semaphore(maxConcurrency, initialCapacity, () => {
+      this.#pending--;
+    });
     this.#pendingLimit = queueDepth + maxConcurrency;
     this.#maxWaiting = maxWaiting;
   }
@@ -81,12 +82,26 @@ export class Breaker implements Gate {
     }
     if (this.#sem.waiting >= this.#maxWaiting) return Promise.reject(new QueueFullError());
     this.#pending++;
-    return this.#sem.acquire(signal, this.#onCancel);
+    return this.#sem.acquire(signal);
+  }
+
+  enqueue(w: Waiter): boolean {
+    if (this.#pending >= this.#pendingLimit) return false;
+    if (this.#sem.tryAcquire()) {
+      this.#pending++;
+      w.granted();
+      return true;
+    }
+    if (this.#sem.waiting >= this.#maxWaiting) return false;
+    this.#pending++;
+    this.#sem.enqueue(w);
+    return true;
   }
 
   release(): void {
-    this.#sem.release();
+    // Count first: the semaphore may hand the slot to a waiter that runs (and releases) synchronously.
     this.#pending--;
+    this.#sem.release();
   }
 
   /** Knative's `Maybe`: waits for a slot, runs `fn`, releases. */

@@ -1,3 +1,5 @@
+import type { Waiter } from "./waiter-queue.js";
+
 /**
  * What the queue-proxy and the throttler need from a concurrency limiter. Hot-path use:
  * `if (!gate.tryAcquire()) await gate.acquire(signal); try { ... } finally { gate.release(); }`.
@@ -10,7 +12,13 @@ export interface Gate {
    * CancelledError / DeadlineExceededError when `signal` fires first (the caller then holds nothing).
    */
   acquire(signal?: AbortSignal): Promise<void>;
-  /** Gives back one admission obtained from `tryAcquire` or `acquire`. */
+  /**
+   * The callback form of `acquire`, for callers that hold many waiters cheaply: `w.granted()` runs once
+   * admitted (synchronously if a slot is free), `w.cancel()` leaves the queue holding nothing. Returns false
+   * when the queue is full (`w` is not queued).
+   */
+  enqueue(w: Waiter): boolean;
+  /** Gives back one admission obtained from `tryAcquire`, `acquire` or `enqueue`. */
   release(): void;
   /** Changes how many may run at once. */
   updateConcurrency(capacity: number): void;

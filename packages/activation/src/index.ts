@@ -4,6 +4,7 @@
  * load-balancing policies, backend probing and single-flight activation. Portable: time, randomness and
  * fetch are parameters.
  */
+export * from "./answer.js";
 export * from "./backend-prober.js";
 export * from "./breaker.js";
 export * from "./capacity.js";
@@ -25,3 +26,4 @@ export * from "./single-flight.js";
 export * from "./stat-reporter.js";
 export * from "./throttler.js";
 export * from "./unlimited-gate.js";
+export { Waiter, WaiterQueue } from "./waiter-queue.js";

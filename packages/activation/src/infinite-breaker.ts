@@ -1,7 +1,7 @@
 import { abortError, QueueFullError } from "./errors.js";
 import type { Gate } from "./gate.js";
 import { RESOLVED } from "./semaphore.js";
-import { WaiterQueue } from "./waiter-queue.js";
+import { type Waiter, WaiterQueue } from "./waiter-queue.js";
 
 /**
  * Knative's "infinite breaker" for containerConcurrency 0 revisions in the throttler (d.2): capacity is
@@ -47,6 +47,13 @@ export class InfiniteBreaker implements Gate {
     return this.#queue.wait(signal);
   }
 
+  enqueue(w: Waiter): boolean {
+    if (this.tryAcquire()) w.granted();
+    else if (this.#queue.size >= this.#maxWaiting) return false;
+    else this.#queue.push(w);
+    return true;
+  }
+
   release(): void {
     if (this.#running === 0) throw new Error("InfiniteBreaker: release without a matching acquire");
     this.#running--;
@@ -56,6 +63,14 @@ export class InfiniteBreaker implements Gate {
   updateConcurrency(capacity: number): void {
     if (!(capacity >= 0)) throw new RangeError(`InfiniteBreaker: capacity must be >= 0, got ${capacity}`);
     this.#open = capacity > 0;
-    while (this.#open && this.#queue.wakeHead()) this.#running++;
+    // Count before waking: a waiter served synchronously may release at once.
+    for (let w = this.#next(); w; w = this.#next()) {
+      this.#running++;
+      w.granted();
+    }
+  }
+
+  #next(): Waiter | undefined {
+    return this.#open ? this.#queue.shift() : undefined;
   }
 }

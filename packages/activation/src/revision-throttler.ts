@@ -1,10 +1,12 @@
+import { type Answer, type Ticket, waitFor } from "./answer.js";
 import { Breaker } from "./breaker.js";
 import { assignSlice, calculateCapacity, inferActivatorIndex, MAX_INT32 } from "./capacity.js";
-import { abortError } from "./errors.js";
+import { QueueFullError } from "./errors.js";
 import type { Gate } from "./gate.js";
 import { InfiniteBreaker } from "./infinite-breaker.js";
 import { type LbPolicy, policyFor, type RandomSource } from "./lb-policy.js";
 import { PodTracker } from "./pod-tracker.js";
+import { type Room, ThrottleWaiter } from "./throttle-waiter.js";
 import { WaiterQueue } from "./waiter-queue.js";
 
 /** Settings of one revision's throttler. */
@@ -36,8 +38,10 @@ export class RevisionThrottler {
   #backendCount = 0;
   #numActivators = 1;
   #activatorIndex = -1;
-  // Admitted callers that found no tracker with room (capacity changed under them) park here.
-  readonly #retry = new WaiterQueue();
+  // Admitted callers that found no tracker with room (capacity changed under them) park here; one that
+  // gives up there gives its admission back.
+  readonly #retry = new WaiterQueue(() => this.#gate.release());
+  readonly #room: Room = { pick: () => this.#policy(this.#assigned), retry: this.#retry };
 
   constructor(opts: RevisionThrottlerOptions) {
     const cc = opts.containerConcurrency;
@@ -140,7 +144,8 @@ export class RevisionThrottler {
     );
     this.#backendCount = backendCount;
     this.#gate.updateConcurrency(cap);
-    while (this.#retry.wakeHead()) {}
+    // Each parked caller tries once more; one that still finds no room goes back to the tail.
+    for (let n = this.#retry.size; n > 0 && this.#retry.wakeHead(); n--) {}
   }
 
   /** Admits and reserves a pod without waiting; undefined when that is not possible right now. */
@@ -151,26 +156,37 @@ export class RevisionThrottler {
     return t;
   }
 
-  /** Waits (in arrival order, bounded) for capacity, then reserves a pod. */
-  async acquire(signal?: AbortSignal): Promise<PodTracker> {
+  /**
+   * Waits (in arrival order, bounded) for capacity, then reserves a pod: `who.granted(tracker)` once it has
+   * one, `who.refused(QueueFullError)` when the queue is full. Either may run before this returns, and then
+   * it returns undefined; otherwise the ticket, whose `cancel` leaves the queue holding nothing. Costs one
+   * small object per waiter: no promise, signal or closure.
+   */
+  park(who: Answer<PodTracker>): Ticket | undefined {
     const fast = this.tryAcquire();
-    if (fast) return fast;
-    await this.#gate.acquire(signal);
-    for (;;) {
-      const t = this.#policy(this.#assigned);
-      if (t) return t;
-      try {
-        await this.#retry.wait(signal);
-      } catch (err) {
-        this.#gate.release();
-        throw err instanceof Error ? err : abortError(err);
-      }
+    if (fast) {
+      who.granted(fast);
+      return undefined;
     }
+    const w = new ThrottleWaiter(this.#room, who);
+    if (!this.#gate.enqueue(w)) {
+      who.refused(new QueueFullError());
+      return undefined;
+    }
+    return w.queue ? w : undefined;
+  }
+
+  /** The promise form of {@link park}; a fired `signal` leaves the queue and rejects. */
+  acquire(signal?: AbortSignal): Promise<PodTracker> {
+    const fast = this.tryAcquire();
+    if (fast) return Promise.resolve(fast);
+    return waitFor(signal, (who) => this.park(who));
   }
 
   /** Gives back what `tryAcquire` / `acquire` returned. */
   release(tracker: PodTracker): void {
     tracker.release();
+    // The pod's freed room goes to the earliest admitted caller still looking for one, before its admission.
     this.#retry.wakeHead();
     this.#gate.release();
   }

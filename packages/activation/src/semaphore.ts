@@ -1,4 +1,4 @@
-import { WaiterQueue } from "./waiter-queue.js";
+import { type Waiter, WaiterQueue } from "./waiter-queue.js";
 
 /** A promise that is already settled, shared so the uncontended path allocates nothing. */
 export const RESOLVED: Promise<void> = Promise.resolve();
@@ -12,15 +12,17 @@ export class Semaphore {
   readonly #max: number;
   #capacity: number;
   #inUse = 0;
-  readonly #queue = new WaiterQueue();
+  readonly #queue: WaiterQueue;
 
-  constructor(maxCapacity: number, initialCapacity: number) {
+  /** @param onCancel runs whenever a waiter leaves the queue by cancelling (its owner's bookkeeping). */
+  constructor(maxCapacity: number, initialCapacity: number, onCancel?: () => void) {
     if (!Number.isInteger(maxCapacity) || maxCapacity < 0) {
       throw new RangeError(`Semaphore: maxCapacity must be an integer >= 0, got ${maxCapacity}`);
     }
     checkCapacity(initialCapacity, maxCapacity);
     this.#max = maxCapacity;
     this.#capacity = initialCapacity;
+    this.#queue = new WaiterQueue(onCancel);
   }
 
   /** Tokens that may be held at once right now. */
@@ -49,26 +51,44 @@ export class Semaphore {
 
   /**
    * Resolves once a token is held. A fired `signal` removes the caller from the queue (it never takes
-   * a token) and rejects with CancelledError / DeadlineExceededError; `onCancel` runs first.
+   * a token; the constructor's `onCancel` runs) and rejects with CancelledError / DeadlineExceededError.
    */
-  acquire(signal?: AbortSignal, onCancel?: () => void): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<void> {
     if (this.tryAcquire()) return RESOLVED;
-    return this.#queue.wait(signal, onCancel);
+    return this.#queue.wait(signal);
+  }
+
+  /**
+   * The callback form of `acquire`: `w.granted()` runs once it holds a token (at once if one is free);
+   * `w.cancel()` takes it out of the queue holding nothing.
+   */
+  enqueue(w: Waiter): void {
+    if (this.tryAcquire()) w.granted();
+    else this.#queue.push(w);
   }
 
   /** Gives a token back. Releasing more than was acquired is a programmer error and throws. */
   release(): void {
     if (this.#inUse === 0) throw new Error("Semaphore: release without a matching acquire");
     // Hand the token over instead of freeing it, unless a capacity cut means it must be retired.
-    if (this.#inUse <= this.#capacity && this.#queue.wakeHead()) return;
-    this.#inUse--;
+    const next = this.#inUse <= this.#capacity ? this.#queue.shift() : undefined;
+    if (next) next.granted();
+    else this.#inUse--;
   }
 
   /** Changes the capacity; an increase wakes as many waiters as there are new free tokens. */
   updateCapacity(capacity: number): void {
     checkCapacity(capacity, this.#max);
     this.#capacity = capacity;
-    while (this.#inUse < this.#capacity && this.#queue.wakeHead()) this.#inUse++;
+    // Count the token before waking: a waiter served synchronously may release it at once.
+    for (let w = this.#next(); w; w = this.#next()) {
+      this.#inUse++;
+      w.granted();
+    }
+  }
+
+  #next(): Waiter | undefined {
+    return this.#inUse < this.#capacity ? this.#queue.shift() : undefined;
   }
 
   /** Rejects every waiter with `err` (teardown). */

@@ -1,5 +1,6 @@
 import type { Gate } from "./gate.js";
 import { RESOLVED } from "./semaphore.js";
+import type { Waiter } from "./waiter-queue.js";
 
 /** A gate that admits everyone and only counts them: containerConcurrency 0 in the queue-proxy (c.3). */
 export class UnlimitedGate implements Gate {
@@ -26,6 +27,12 @@ export class UnlimitedGate implements Gate {
   acquire(_signal?: AbortSignal): Promise<void> {
     this.#running++;
     return RESOLVED;
+  }
+
+  enqueue(w: Waiter): boolean {
+    this.#running++;
+    w.granted();
+    return true;
   }
 
   release(): void {

@@ -1,8 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { DeadlineExceededError } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import { APP_UNREACHED_HEADER } from "@thaw/protocol";
 import type { Agent, Dispatcher } from "undici";
-import type { ActivatorDeps, Lease, RevisionConfig, RevisionGate, RevisionKey } from "../ports.js";
+import type {
+  ActivatorDeps,
+  Lease,
+  LeaseWaiter,
+  RevisionConfig,
+  RevisionGate,
+  RevisionKey,
+} from "../ports.js";
 import { errorResponse, serverTiming, TIMEOUT_BODY } from "../proxy-handler.js";
 import type { Telemetry } from "../telemetry.js";
 import { answerHeaders, forwardHeaders } from "./fast-headers.js";
@@ -18,22 +26,28 @@ export interface FlightContext {
   telemetry: FastPathTelemetry;
 }
 
+/** A gate the Node path can hold requests in: one with the callback forms of admission. */
+export type ParkingGate = RevisionGate & Required<Pick<RevisionGate, "tryAcquire" | "park">>;
+
 /**
  * One request on the Node path, from arrival to its answer's end: one object that is its own undici
- * dispatch handler, so a request waiting for a slot holds this, its timer and its place in the throttler's
- * queue and nothing else (issue 19: 10,000 held across 1,000 cold revisions).
+ * dispatch handler and its own waiter in the throttler's queue, so a request waiting for a slot holds this,
+ * its timer and its place in the queue (a ticket and a lease object) and nothing else: no promise, signal or
+ * closure (issue 19: 10,000 held across 1,000 cold revisions).
  */
-export class Flight implements Dispatcher.DispatchHandler {
+export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
   readonly #c: FlightContext;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #key: RevisionKey;
-  readonly #gate: RevisionGate;
+  readonly #gate: ParkingGate;
   readonly #arrived: number;
   readonly #timer: TimerHandle;
   #lease: Lease | undefined;
-  /** The wait for a slot, while there is one. */
-  #waiting: AbortController | undefined;
+  /** The place in the throttler's queue, while waiting for a slot. */
+  #ticket: { cancel(): boolean } | undefined;
+  /** Set from arrival until the wait for a slot ends: the request found no free slot. */
+  #cold = false;
   #controller: Dispatcher.DispatchController | undefined;
   /** Set when the request found the revision cold: its answer carries Server-Timing. */
   #queuedMs: number | undefined;
@@ -48,7 +62,7 @@ export class Flight implements Dispatcher.DispatchHandler {
     res: ServerResponse,
     key: RevisionKey,
     config: RevisionConfig,
-    gate: RevisionGate,
+    gate: ParkingGate,
   ) {
     this.#c = c;
     this.#req = req;
@@ -59,7 +73,8 @@ export class Flight implements Dispatcher.DispatchHandler {
     this.#arrived = clock.now();
     reporter.requestIn(key, this.#arrived);
     this.#timer = clock.setTimeout(() => this.#expire(), config.timeoutSeconds * 1000);
-    res.once("close", () => this.#closed());
+    // `on`, not `once`: close fires once anyway, and once would add a wrapper and a bound function per request.
+    res.on("close", () => this.#closed());
   }
 
   /** Forwards at once when `lease` is given, else waits in the throttler's queue (bounded, in order). */
@@ -68,27 +83,36 @@ export class Flight implements Dispatcher.DispatchHandler {
       this.#forward(lease);
       return;
     }
-    const cold = this.#gate.readyEndpoints().length === 0;
-    if (cold) this.#c.telemetry.queued(this.#key);
-    const ac = new AbortController();
-    this.#waiting = ac;
-    this.#gate.acquire(ac.signal).then(
-      (l) => {
-        this.#waiting = undefined;
-        if (this.#done) {
-          l.release();
-          return;
-        }
-        // Like the portable path: a request that found the revision cold says where its time went.
-        if (cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
-        this.#forward(l);
-      },
-      (err: unknown) => this.#refused(err),
-    );
+    this.#cold = this.#gate.readyEndpoints().length === 0;
+    if (this.#cold) this.#c.telemetry.queued(this.#key);
+    this.#ticket = this.#gate.park(this);
+  }
+
+  /** The throttler reserved a slot (possibly synchronously, inside another request's release). */
+  granted(lease: Lease): void {
+    this.#ticket = undefined;
+    if (this.#done) {
+      lease.release();
+      return;
+    }
+    this.#lease = lease;
+    // Like the portable path: a request that found the revision cold says where its time went.
+    if (this.#cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
+    // Forward on a later tick: the grant may run inside the releasing request's own undici callback.
+    queueMicrotask(() => {
+      if (!this.#done) this.#forward(lease);
+    });
+  }
+
+  /** No slot: the queue was full (or the gate was torn down). */
+  refused(err: Error): void {
+    this.#ticket = undefined;
+    this.#refuse(err);
   }
 
   #forward(lease: Lease): void {
     this.#lease = lease;
+    this.#cold = false;
     this.#sentAt = this.#c.deps.clock.now();
     const req = this.#req;
     this.#c.agent.dispatch(
@@ -103,8 +127,7 @@ export class Flight implements Dispatcher.DispatchHandler {
   }
 
   /** No slot: the queue was full, or the revision timeout passed while waiting. */
-  #refused(err: unknown): void {
-    this.#waiting = undefined;
+  #refuse(err: unknown): void {
     if (this.#done) return;
     const answer = errorResponse(err, this.#expired ? "timeout" : undefined, this.#gate, () =>
       this.#c.telemetry.rejected(this.#key),
@@ -121,18 +144,18 @@ export class Flight implements Dispatcher.DispatchHandler {
     });
   }
 
-  #abort(err: Error): void {
-    if (this.#waiting) this.#waiting.abort(err);
-    else this.#controller?.abort(err);
-  }
-
   #expire(): void {
     this.#expired = true;
-    this.#abort(new Error(TIMEOUT_BODY));
+    // Still queued: the place is given up and the answer is the portable path's 504.
+    if (this.#ticket?.cancel()) {
+      this.#ticket = undefined;
+      this.#refuse(new DeadlineExceededError());
+    } else this.#controller?.abort(new Error(TIMEOUT_BODY));
   }
 
   #closed(): void {
-    if (!this.#res.writableFinished) this.#abort(new Error("client went away"));
+    if (this.#ticket?.cancel()) this.#ticket = undefined;
+    else if (!this.#res.writableFinished) this.#controller?.abort(new Error("client went away"));
     this.#finish();
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Agent } from "undici";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
-import { type FastPathTelemetry, Flight } from "./fast-flight.js";
+import { type FastPathTelemetry, Flight, type ParkingGate } from "./fast-flight.js";
 
 const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
 
@@ -41,8 +41,9 @@ export function createFastPath(
     if (config === undefined || config instanceof Promise) return false;
     if (config.responseStartTimeoutSeconds > 0 || config.idleTimeoutSeconds > 0) return false;
     const gate = deps.coordinator.gate(key, config);
-    if (!gate.tryAcquire) return false;
-    new Flight(context, req, res, key, config, gate).start(gate.tryAcquire());
+    if (!gate.tryAcquire || !gate.park) return false;
+    const parking = gate as ParkingGate;
+    new Flight(context, req, res, key, config, parking).start(parking.tryAcquire());
     return true;
   };
 }
