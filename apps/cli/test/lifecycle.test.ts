@@ -108,6 +108,10 @@ describe("thaw up lifecycle (real processes)", () => {
     const { up: u, marker } = await up(1);
     const [victim] = appPids(marker);
     process.kill(victim as number, "SIGKILL");
+    // As above: the requests come after the death (one racing it is faults.test.ts's subject), and after a
+    // moment for the queue-proxy to hear its idle connection to the app close.
+    await until(() => ["gone", "Z"].includes(stateOf(victim as number)), 10_000, "the killed app to be dead");
+    await new Promise((r) => setTimeout(r, 100));
     const replies = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         request(u.url, { method: i % 2 ? "POST" : "GET", headers: host, ...(i % 2 ? { body: "x" } : {}) }),
