@@ -3,36 +3,19 @@ import type { AddressInfo } from "node:net";
 import { systemClock } from "@thaw/clock";
 import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { parseConfig } from "./config.js";
+import { loopbackPodEnv } from "./loopback-env.js";
 import { startQueueProxy } from "./queue-proxy.js";
 import { readiness } from "./readiness.js";
 
 /** A pod env for a queue-proxy on loopback ephemeral ports in front of `userPort`, probed over TCP. */
 function warmUpEnv(userPort: number): Record<string, string> {
-  return {
+  return loopbackPodEnv(userPort, "warm-up", {
     CONTAINER_CONCURRENCY: "10",
-    QUEUE_SERVING_PORT: "0",
-    QUEUE_SERVING_TLS_PORT: "0",
-    USER_PORT: String(userPort),
     REVISION_TIMEOUT_SECONDS: "10",
-    SERVING_LOGGING_CONFIG: "",
-    SERVING_LOGGING_LEVEL: "",
-    SERVING_NAMESPACE: "warm-up",
-    SERVING_CONFIGURATION: "warm-up",
-    SERVING_REVISION: "warm-up",
-    SERVING_POD: "warm-up",
-    SERVING_POD_IP: "127.0.0.1",
-    SERVING_READINESS_PROBE: JSON.stringify({
-      tcpSocket: { port: userPort, host: "127.0.0.1" },
-      successThreshold: 1,
-    }),
-    THAW_ADMIN_PORT: "0",
-    THAW_METRICS_PORT: "0",
-    THAW_USER_METRICS_PORT: "0",
-    THAW_BIND_HOST: "127.0.0.1",
     THAW_DRAIN_QUIET_PERIOD_MS: "0",
     // No TLS port: nothing is read from a certificate mount.
     THAW_CERTS_DIR: "/nonexistent",
-  };
+  });
 }
 
 /** One request on `agent`; resolves with its status once the body ended. */
