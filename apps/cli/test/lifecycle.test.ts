@@ -72,10 +72,13 @@ describe("thaw up lifecycle (real processes)", () => {
     const [victim] = appPids(marker);
     expect(victim).toBeDefined();
     process.kill(victim as number, "SIGKILL");
-    // kill() only sends the signal. A request that reaches the app while it is still dying may have been
-    // read by it, so it gets the replay rules of faults.test.ts (a POST is never replayed). This test is
-    // about the requests after the death: wait until the app is no longer running.
-    await until(() => ["gone", "Z"].includes(stateOf(victim as number)), 10_000, "the killed app to be dead");
+    // kill() only sends the signal, and a dead app is not yet a death thaw up knows of: until thaw up reaps
+    // it (state Z), the gateway still routes to its pod, and on a loaded machine the kernel may deliver
+    // the app's FIN on the queue-proxy's idle keep-alive connection after a new request was written there:
+    // that request raced the death, so a POST on it is a clean 502 by the replay rules (faults.test.ts).
+    // This test is about the requests after the death: wait until thaw up has reaped the app, which takes
+    // its pod out of routing in the same tick.
+    await until(() => stateOf(victim as number) === "gone", 10_000, "thaw up to reap the killed app");
     const replies: Reply[] = [];
     for (let round = 0; round < 5; round++) {
       replies.push(
@@ -108,10 +111,9 @@ describe("thaw up lifecycle (real processes)", () => {
     const { up: u, marker } = await up(1);
     const [victim] = appPids(marker);
     process.kill(victim as number, "SIGKILL");
-    // As above: the requests come after the death (one racing it is faults.test.ts's subject), and after a
-    // moment for the queue-proxy to hear its idle connection to the app close.
-    await until(() => ["gone", "Z"].includes(stateOf(victim as number)), 10_000, "the killed app to be dead");
-    await new Promise((r) => setTimeout(r, 100));
+    // As above: the requests come after thaw up has reaped the app (one racing the death is faults.test.ts's
+    // subject).
+    await until(() => stateOf(victim as number) === "gone", 10_000, "thaw up to reap the killed app");
     const replies = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         request(u.url, { method: i % 2 ? "POST" : "GET", headers: host, ...(i % 2 ? { body: "x" } : {}) }),
