@@ -1,7 +1,7 @@
 import http from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveGroupCount } from "../src/scalers/local/child.js";
 import { defaultQueueProxyCommand, LocalScaler } from "../src/scalers/local/local-scaler.js";
 import type { PodInfo } from "../src/scalers/scaler.js";
@@ -76,22 +76,27 @@ describe("LocalScaler learns nothing from the queue-proxy's output", () => {
   // and stats must come from the ports the scaler chose, the queue probe and the Stat endpoint.
   const silent = ["/bin/sh", "-c", 'exec "$@" 2>/dev/null', "sh", ...defaultQueueProxyCommand()];
   const lines: string[] = [];
-  const scaler = new LocalScaler({
-    queueProxyCommand: silent,
-    onPodOutput: (_r, _p, container, line) => {
-      if (container === "queue-proxy") lines.push(line);
-    },
+  // Made when this block starts: a scaler starts its spare launcher at register, which the previous block's
+  // count of live process groups (every scaler's) would otherwise see.
+  let scaler: LocalScaler;
+  beforeAll(() => {
+    scaler = new LocalScaler({
+      queueProxyCommand: silent,
+      onPodOutput: (_r, _p, container, line) => {
+        if (container === "queue-proxy") lines.push(line);
+      },
+    });
+    scaler.register({
+      ...rev,
+      command: [process.execPath, hello],
+      env: { STARTUP_DELAY_MS: "100" },
+      portEnv: "PORT",
+      containerConcurrency: 0,
+      timeoutSeconds: 10,
+      drainQuietPeriodMs: 200,
+    });
   });
   afterAll(() => scaler.close(), 30_000);
-  scaler.register({
-    ...rev,
-    command: [process.execPath, hello],
-    env: { STARTUP_DELAY_MS: "100" },
-    portEnv: "PORT",
-    containerConcurrency: 0,
-    timeoutSeconds: 10,
-    drainQuietPeriodMs: 200,
-  });
 
   it("a pod whose queue-proxy writes no stderr still becomes ready, serves, and has a Stat", async () => {
     await scaler.scale(rev, 1);

@@ -70,6 +70,31 @@ describe("spare queue-proxy (real thaw-queue-proxy and app processes)", () => {
     expect(scaler.pids()).not.toContain(next);
   });
 
+  it("the next cold start execs its app in the spare launcher: same pid, the app's argv, the pod's env", async () => {
+    await scaler.scale(rev, 0);
+    await until(() => (scaler.pods(rev).length === 0 ? true : undefined), 15_000);
+    const launcher = await until(() => scaler.spareLauncher?.pid, 5000);
+    expect(cmdline(launcher)).toContain("thaw-spare-app");
+    const taken = scaler.spareLauncher?.taken ?? 0;
+    await scaler.scale(rev, 1);
+    const pod = await readyPod(scaler);
+    expect(scaler.spareLauncher?.taken).toBe(taken + 1);
+    expect(scaler.pids()).toContain(launcher);
+    expect(cmdline(launcher)).toBe(`${process.execPath} ${hello} `);
+    const env = new Map(
+      readFileSync(`/proc/${launcher}/environ`, "latin1")
+        .split("\0")
+        .filter(Boolean)
+        .map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]),
+    );
+    expect(env.get("HOSTNAME")).toBe(pod.name);
+    expect(env.get("STARTUP_DELAY_MS")).toBe("50");
+    expect(env.get("K_REVISION")).toBe("hello");
+    expect(env.get("PATH")).toBe(process.env.PATH);
+    const res = await get(`http://${pod.address}/`);
+    expect(res.body).toContain(pod.name);
+  });
+
   it("a spare killed while waiting is replaced, and the next cold start still works", async () => {
     await scaler.scale(rev, 0);
     await until(() => (scaler.pods(rev).length === 0 ? true : undefined), 15_000);

@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appService, helloApp } from "./support/stack-harness.js";
-import { isWaitingSpare, markedPids, startUp, type Up, type UpRun, until } from "./support/up-process.js";
+import { isNoPodsProcess, markedPids, startUp, type Up, type UpRun, until } from "./support/up-process.js";
 
 const GRACE_S = 2;
 const STABLE_S = 6;
@@ -95,8 +95,8 @@ describe("thaw up end to end (real processes: gateway, queue-proxies, sample app
 
   it("returns to zero within grace + stable window + 10 s after the load stops, leaving no pod process", async () => {
     const limit = (GRACE_S + STABLE_S + 10) * 1000;
-    // The spare queue-proxy waiting for the next pod is no pod's process.
-    const notSpare = () => markedPids(marker).filter((pid) => !isWaitingSpare(pid));
+    // The spares waiting for the next pod and the pods' reaper are no pod's processes.
+    const notSpare = () => markedPids(marker).filter((pid) => !isNoPodsProcess(pid));
     const took = await until(
       async () => (await revisions(up.url))[0]?.desiredScale === 0 && notSpare().length === 1,
       limit,

@@ -133,15 +133,19 @@ export function stateOf(pid: number): string {
 /** Pids of the pods' containers: the echo app and the queue-proxy (not thaw up, not the reapers). */
 export function podPids(marker: string): number[] {
   return markedPids(marker).filter(
-    (pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)) && !isWaitingSpare(pid),
+    (pid) => /echo-app\.mjs|queue-proxy/.test(cmdline(pid)) && !isNoPodsProcess(pid),
   );
 }
 
 /**
- * True for a spare queue-proxy no pod has taken yet, booting or waiting (the local scaler's spare mode):
- * a taken one is titled `thaw-queue-proxy <pod>`, a waiting one `thaw-spare-qp`.
+ * True for a process of thaw up's own that belongs to no pod: a spare queue-proxy no pod has taken yet,
+ * booting or waiting (a taken one is titled `thaw-queue-proxy <pod>`, a waiting one `thaw-spare-qp`), the
+ * spare app launcher (`/bin/sh … thaw-spare-app`; taken, it is the app) and the pods' reaper
+ * (`/bin/sh … thaw-pod-reaper`).
  */
-export function isWaitingSpare(pid: number): boolean {
+export function isNoPodsProcess(pid: number): boolean {
+  const argv = cmdline(pid).split("\0");
+  if (argv[0] === "/bin/sh" && (argv[3] === "thaw-spare-app" || argv[3] === "thaw-pod-reaper")) return true;
   if (envOf(pid, "THAW_QUEUE_PROXY_SPARE") !== "1") return false;
   return !cmdline(pid).startsWith("thaw-queue-proxy ");
 }

@@ -3,8 +3,9 @@ import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { type GroupChild, spawnGroup } from "./child.js";
 import { freePorts } from "./free-port.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
-import { type Reaper, startReaper } from "./reaper.js";
-import type { SpareQueueProxy } from "./spare-queue-proxy.js";
+import type { Reaper } from "./reaper.js";
+import type { Spare } from "./spare.js";
+import { launchScript } from "./spare-launcher.js";
 
 /** Options of {@link LocalPod}. */
 export interface LocalPodOptions {
@@ -13,7 +14,11 @@ export interface LocalPodOptions {
   /** argv that starts `thaw-queue-proxy` (unused when `spec.queueProxy` names another queue-proxy). */
   queueProxyCommand: readonly string[];
   /** A queue-proxy started ahead of time to take instead of spawning `queueProxyCommand`, if one waits. */
-  spare?: SpareQueueProxy;
+  spare?: Spare;
+  /** A launcher started ahead of time to exec the app instead of spawning it (spare-launcher.ts), if one waits. */
+  launcher?: AppLauncher;
+  /** Kills the pod's process groups if this process dies without stopping the pod. */
+  reaper: Reaper;
   /** Environment the children inherit (usually process.env). */
   baseEnv: Readonly<Record<string, string | undefined>>;
   /** Each output line of the pod's two containers. */
@@ -27,6 +32,13 @@ export interface LocalPodOptions {
   /** After SIGTERM, how long to wait for a container before SIGKILL. */
   killAfterMs: number;
   now: () => number;
+}
+
+/** The spare launchers of a scaler: the spare, the environment it runs with and its script's end line. */
+export interface AppLauncher {
+  spare: Spare;
+  env: Readonly<Record<string, string | undefined>>;
+  end: string;
 }
 
 /**
@@ -83,7 +95,6 @@ export class LocalPod {
   #stopping = false;
   #gone = false;
   #died = false;
-  #reaper: Reaper | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: LocalPodOptions) {
@@ -145,24 +156,36 @@ export class LocalPod {
     // The spare (Thaw's queue-proxy only) gets the same env laid over the same base: first, so it binds
     // its ports while the app is spawned.
     this.#qp =
-      (knative ? undefined : this.#o.spare?.take(qpEnv.env, onQpLine)) ??
+      (knative ? undefined : this.#o.spare?.take(JSON.stringify(qpEnv.env), onQpLine)) ??
       spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
         env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
         onLine: (_s, line) => onQpLine(line),
       });
-    this.#app = spawnGroup(spec.command, {
-      env: userAppEnv(spec, name, ports.user, this.#o.baseEnv),
-      ...(spec.cwd ? { cwd: spec.cwd } : {}),
-      onLine: (_s, line) => this.#o.onLine?.("app", line),
-    });
+    this.#app = this.#launchApp(userAppEnv(spec, name, ports.user, this.#o.baseEnv));
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
-    this.#reaper = startReaper([this.#app.pid, this.#qp.pid]);
+    this.#o.reaper.add(this.pids);
     for (const child of [this.#app, this.#qp]) {
       void child.exited.then(() => this.#childExited());
     }
     // Probed from the start at the starting period, as kubelet does with Knative's aggressive probing.
     this.#scheduleProbe(this.#o.startProbeMs ?? 50);
+  }
+
+  /** The app through a waiting launcher when its environment can be set from a shell, else spawned. */
+  #launchApp(env: Record<string, string | undefined>): GroupChild {
+    const { spec, launcher } = this.#o;
+    const onLine = (line: string) => this.#o.onLine?.("app", line);
+    const script = launcher && launchScript(launcher.env, env, spec.command, spec.cwd, launcher.end);
+    const launched = script ? launcher?.spare.take(script, onLine) : undefined;
+    return (
+      launched ??
+      spawnGroup(spec.command, {
+        env,
+        ...(spec.cwd ? { cwd: spec.cwd } : {}),
+        onLine: (_s, line) => onLine(line),
+      })
+    );
   }
 
   #scheduleProbe(delayMs: number): void {
@@ -191,7 +214,7 @@ export class LocalPod {
     }
     if (appGone && qpGone && !this.#gone) {
       this.#gone = true;
-      this.#reaper?.dismiss();
+      this.#o.reaper.remove(this.pids);
       if (this.#probeTimer) clearTimeout(this.#probeTimer);
       this.#o.onChange();
     } else if (wasReady !== this.ready) this.#o.onChange();

@@ -5,9 +5,14 @@ import { type Logger, silentLogger } from "../../logger.js";
 import { keyOf, type RevisionKey } from "../../revision.js";
 import type { PodInfo, Scaler } from "../scaler.js";
 import { killGroupsOnExit } from "./child.js";
-import { LocalPod } from "./local-pod.js";
+import { type AppLauncher, LocalPod } from "./local-pod.js";
 import { KNATIVE_DRAIN_QUIET_PERIOD_MS, type LocalServiceSpec } from "./pod-env.js";
-import { SpareQueueProxy } from "./spare-queue-proxy.js";
+import { Reaper } from "./reaper.js";
+import { Spare } from "./spare.js";
+import { launcherCommand } from "./spare-launcher.js";
+
+/** The variable that starts `thaw-queue-proxy` in spare mode (apps/queue-proxy/README.md). */
+const SPARE_ENV = "THAW_QUEUE_PROXY_SPARE";
 
 /** Options of {@link LocalScaler}. */
 export interface LocalScalerOptions {
@@ -18,7 +23,12 @@ export interface LocalScalerOptions {
    * on with the default command, off with a `queueProxyCommand` (which may not know spare mode).
    */
   spareQueueProxy?: boolean;
-  /** How long after a pod turned ready (or went away) the next spare starts (default 50 ms). */
+  /**
+   * Keep one `/bin/sh` waiting to exec the next pod's app (spare-launcher.ts), so a cold start does not fork
+   * this process. Default on.
+   */
+  spareLauncher?: boolean;
+  /** How long after a pod turned ready (or went away) the next spares start (default 50 ms). */
   spareDelayMs?: number;
   /** Environment the pods inherit (default process.env). */
   baseEnv?: Readonly<Record<string, string | undefined>>;
@@ -56,7 +66,11 @@ export class LocalScaler implements Scaler {
   readonly #o: LocalScalerOptions & { logger: Logger; now: () => number; restartDelayMs: number };
   readonly #revs = new Map<string, LocalRevision>();
   #queueProxyCommand: readonly string[] | undefined;
-  #spare: SpareQueueProxy | undefined;
+  #spare: Spare | undefined;
+  #launcher: AppLauncher | undefined;
+  readonly #reaper = new Reaper();
+  /** Some revision runs Thaw's queue-proxy, so a spare one is worth keeping. */
+  #thawQueueProxy = false;
   #spareTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -66,8 +80,13 @@ export class LocalScaler implements Scaler {
   }
 
   /** The spare queue-proxy, when spare mode is on (tests and the benchmark read `taken` and `pid`). */
-  get spare(): SpareQueueProxy | undefined {
+  get spare(): Spare | undefined {
     return this.#spare;
+  }
+
+  /** The spare app launcher, when on (tests read `taken` and `pid`). */
+  get spareLauncher(): Spare | undefined {
+    return this.#launcher?.spare;
   }
 
   /** Declares a revision this scaler runs (before `scale`). */
@@ -75,8 +94,11 @@ export class LocalScaler implements Scaler {
     const key = keyOf(spec);
     if (this.#revs.has(key)) throw new Error(`revision ${key} is already registered`);
     this.#revs.set(key, { spec, desired: 0, pods: [], listeners: new Set(), restartTimer: undefined });
-    // The first spare starts with the first revision, before any request: nothing else runs yet.
-    if (!spec.queueProxy) this.#warmSpare();
+    // The first spares (and the reaper) start with the first revision, before any request: nothing else
+    // runs yet.
+    if (!spec.queueProxy) this.#thawQueueProxy = true;
+    this.#reaper.start();
+    this.#warmSpare();
   }
 
   #warmSpareSoon(): void {
@@ -88,20 +110,44 @@ export class LocalScaler implements Scaler {
     this.#spareTimer.unref();
   }
 
+  /** Starts the spare launcher, and the spare queue-proxy when a revision runs Thaw's own. */
   #warmSpare(): void {
     if (this.#closed) return;
+    this.#warmLauncher();
+    if (!this.#thawQueueProxy) return;
     if (!this.#spare) {
       const custom = this.#o.queueProxyCommand !== undefined;
       if (!(this.#o.spareQueueProxy ?? !custom)) return;
       this.#queueProxyCommand ??= this.#o.queueProxyCommand ?? defaultQueueProxyCommand();
-      this.#spare = new SpareQueueProxy({
+      this.#spare = new Spare({
+        what: "spare queue-proxy",
         command: this.#queueProxyCommand,
-        baseEnv: this.#o.baseEnv ?? process.env,
+        env: { ...(this.#o.baseEnv ?? process.env), [SPARE_ENV]: "1" },
         logger: this.#o.logger,
         restartDelayMs: this.#o.restartDelayMs,
       });
     }
     this.#spare.warm();
+  }
+
+  #warmLauncher(): void {
+    if (!this.#launcher) {
+      if (!(this.#o.spareLauncher ?? true)) return;
+      const env = { ...(this.#o.baseEnv ?? process.env) };
+      const end = `thaw-launch-${randomBytes(8).toString("hex")}`;
+      this.#launcher = {
+        env,
+        end,
+        spare: new Spare({
+          what: "spare app launcher",
+          command: launcherCommand(end),
+          env,
+          logger: this.#o.logger,
+          restartDelayMs: this.#o.restartDelayMs,
+        }),
+      };
+    }
+    this.#launcher.spare.warm();
   }
 
   async scale(rev: RevisionKey, desired: number): Promise<void> {
@@ -146,13 +192,17 @@ export class LocalScaler implements Scaler {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#spareTimer) clearTimeout(this.#spareTimer);
-    const all: Promise<void>[] = [this.#spare?.close() ?? Promise.resolve()];
+    const all: Promise<void>[] = [
+      this.#spare?.close() ?? Promise.resolve(),
+      this.#launcher?.spare.close() ?? Promise.resolve(),
+    ];
     for (const r of this.#revs.values()) {
       if (r.restartTimer) clearTimeout(r.restartTimer);
       r.desired = 0;
       for (const p of r.pods) all.push(p.stop());
     }
     await Promise.all(all);
+    this.#reaper.dismiss();
   }
 
   #get(rev: RevisionKey): LocalRevision {
@@ -184,6 +234,8 @@ export class LocalScaler implements Scaler {
       name,
       queueProxyCommand: this.#queueProxyCommand,
       ...(this.#spare && !r.spec.queueProxy ? { spare: this.#spare } : {}),
+      ...(this.#launcher ? { launcher: this.#launcher } : {}),
+      reaper: this.#reaper,
       baseEnv: this.#o.baseEnv ?? process.env,
       ...(this.#o.onPodOutput ? { onLine: (c, line) => this.#o.onPodOutput?.(rev, name, c, line) } : {}),
       onChange: () => this.#podChanged(r, pod),
@@ -210,7 +262,7 @@ export class LocalScaler implements Scaler {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
     // The next spare starts just after this pod is ready (or gone): spawning blocks this event loop for a
     // few ms, which the cold start's first requests, sent the moment the pod is ready, must not wait for.
-    if (!r.spec.queueProxy && (pod.ready || pod.gone)) this.#warmSpareSoon();
+    if (pod.ready || pod.gone) this.#warmSpareSoon();
     // A pod whose container died is replaced at once, not after its remains have drained.
     if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;

@@ -1,15 +1,14 @@
 import type { Logger } from "../../logger.js";
 import { type GroupChild, spawnGroup } from "./child.js";
 
-/** The variable that starts `thaw-queue-proxy` in spare mode (apps/queue-proxy/README.md). */
-export const SPARE_ENV = "THAW_QUEUE_PROXY_SPARE";
-
-/** Options of {@link SpareQueueProxy}. */
-export interface SpareQueueProxyOptions {
-  /** argv of a queue-proxy that supports spare mode (Thaw's own). */
+/** Options of {@link Spare}. */
+export interface SpareOptions {
+  /** What the spare is, in log lines ("spare queue-proxy"). */
+  what: string;
+  /** argv of the process to keep waiting. */
   command: readonly string[];
-  /** Environment the spare inherits (the pod's env is laid over it when taken). */
-  baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Its whole environment. */
+  env: Readonly<Record<string, string | undefined>>;
   logger: Logger;
   /** Pause before replacing a spare that died while waiting (default 1 s). */
   restartDelayMs?: number;
@@ -20,22 +19,22 @@ export interface SpareQueueProxyOptions {
 type LineSink = (line: string) => void;
 
 /**
- * One queue-proxy process started ahead of the next pod (modules loaded, no port bound) so a cold start
- * does not wait for a second Node process to boot beside the app. A pod {@link take}s it and sends it its
- * env; the owner calls {@link warm} for the next one once the pod is ready, so the new spare does not
- * compete with a cold start for the CPU. A spare that dies while waiting is replaced after a pause; after
- * `maxCrashes` such deaths in a row spares are given up and pods spawn their queue-proxy as before. A
- * spare whose supervisor dies reads end-of-file on stdin and exits.
+ * One process started ahead of the next pod and waiting on its stdin, so a cold start neither waits for it
+ * to boot nor stalls this (large) process with a fork. A pod {@link take}s it and sends it what it needs;
+ * the owner calls {@link warm} for the next one once the pod is ready, so the new spare does not compete
+ * with a cold start for the CPU. A spare that dies while waiting is replaced after a pause; after
+ * `maxCrashes` such deaths in a row spares are given up and pods spawn as before. A spare whose supervisor
+ * dies reads end-of-file on stdin and exits.
  */
-export class SpareQueueProxy {
-  readonly #o: SpareQueueProxyOptions;
+export class Spare {
+  readonly #o: SpareOptions;
   #child: { proc: GroupChild; setSink: (s: LineSink) => void } | undefined;
   #crashes = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #taken = 0;
 
-  constructor(options: SpareQueueProxyOptions) {
+  constructor(options: SpareOptions) {
     this.#o = options;
   }
 
@@ -52,13 +51,13 @@ export class SpareQueueProxy {
   /** Starts a spare unless one is waiting (idempotent; no-op once closed or given up). */
   warm(): void {
     if (this.#closed || this.#child || this.#timer || this.#crashes >= (this.#o.maxCrashes ?? 3)) return;
+    const { what, logger } = this.#o;
     let sink: LineSink | undefined;
     const proc = spawnGroup(this.#o.command, {
-      env: { ...this.#o.baseEnv, [SPARE_ENV]: "1" },
+      env: { ...this.#o.env },
       stdin: true,
       // Lines before the take (a crash report) are logged; after it they are the pod's.
-      onLine: (_s, line) =>
-        sink ? sink(line) : this.#o.logger.warn("spare queue-proxy", { pid: proc.pid, line }),
+      onLine: (_s, line) => (sink ? sink(line) : logger.warn(what, { pid: proc.pid, line })),
     });
     const child = {
       proc,
@@ -73,7 +72,7 @@ export class SpareQueueProxy {
       this.#child = undefined;
       if (this.#closed) return;
       this.#crashes++;
-      this.#o.logger.warn("spare queue-proxy exited while waiting", { code, crashes: this.#crashes });
+      logger.warn(`${what} exited while waiting`, { code, crashes: this.#crashes });
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
         this.warm();
@@ -82,14 +81,14 @@ export class SpareQueueProxy {
   }
 
   /**
-   * Hands the waiting spare to a pod: `env` goes to its stdin, its output to `onLine` from now on.
-   * Undefined when no live spare waits (the pod spawns its queue-proxy then).
+   * Hands the waiting spare to a pod: `message` (one or more lines) goes to its stdin, its output to `onLine`
+   * from now on. Undefined when no live spare waits (the pod spawns its process then).
    */
-  take(env: Readonly<Record<string, string>>, onLine: LineSink): GroupChild | undefined {
+  take(message: string, onLine: LineSink): GroupChild | undefined {
     const child = this.#child;
     if (!child?.proc.alive) return undefined;
     child.setSink(onLine);
-    if (!child.proc.writeLine(JSON.stringify(env))) return undefined;
+    if (!child.proc.writeLine(message)) return undefined;
     this.#child = undefined;
     this.#crashes = 0;
     this.#taken++;
