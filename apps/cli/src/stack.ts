@@ -303,7 +303,8 @@ export async function startStack(
         if (ns && name && recorder.has(ns, name, "firstReady")) {
           recorder.mark(ns, name, "firstByte", clock.now());
           const record = recorder.finish(ns, name);
-          if (record) feed.coldStart(record);
+          // The record's log line, metrics and dashboard event go out after this answer, not before it.
+          if (record) setImmediate(() => feed.coldStart(record));
         }
         return res;
       },
