@@ -139,6 +139,8 @@ const TARGETS = [
   { name: "http-proxy", port: B + 5 },
   { name: "undici", port: B + 6 },
   { name: "nginx", port: B + 7 },
+  // The floor under any Node proxy: bytes copied both ways, no HTTP (servers/node-relay.mjs).
+  { name: "node-relay", port: B + 9 },
 ];
 if (knMissing === "") TARGETS.push({ name: "kn-queue", port: B + 8 });
 
@@ -154,6 +156,8 @@ async function startServers() {
     else if (t.name === "undici")
       t.child = start(t.name, node, [join(HERE, "servers", "undici-proxy.mjs"), String(t.port), String(B)]);
     else if (t.name === "nginx") t.child = start(t.name, "nginx", nginxConf(t.port, B));
+    else if (t.name === "node-relay")
+      t.child = start(t.name, node, [join(HERE, "servers", "node-relay.mjs"), String(t.port), String(B)]);
     else if (t.name === "kn-queue")
       // Lean, as ../shared/reference/perf.md ran it: no tracing, no request metrics or log, no breaker.
       t.child = start(t.name, KN_QUEUE_BIN, [], {
@@ -404,6 +408,12 @@ function printIssue19(run, label) {
     1.2,
   );
   profileAfterMiss ||= shouldProfile(cpuOk);
+  const relay64 = summary["node-relay@64"];
+  console.log(
+    `      (node-relay c=64, the floor of a Node process copying each request and answer once: ${f(relay64.rps, 0)} req/s, ` +
+      `${f(relay64.cpuPerReqUs, 1)} us/req, ${f(relay64.xNginx, 2)}x nginx's req/s at ${f(relay64.cpuXNginx, 2)}x its CPU; ` +
+      `qp-cc0 ${f(qp64.cpuPerReqUs / relay64.cpuPerReqUs, 2)}x its CPU)`,
+  );
   if (summary["kn-queue@64"] !== undefined) {
     const kn64 = summary["kn-queue@64"];
     console.log(
