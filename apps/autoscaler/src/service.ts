@@ -12,7 +12,7 @@ import {
 } from "@thaw/autoscaler";
 import type { Clock, TimerHandle } from "@thaw/clock";
 import { emptyStat, type Stat } from "@thaw/protocol";
-import { type AutoscalerEvent, EventHub, type RevisionStatus } from "./events.js";
+import { type AutoscalerEvent, EventHub, type RevisionStatus, sameStatus } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { samplePods } from "./pod-sample.js";
 import type { RevisionPolicy } from "./policy.js";
@@ -61,7 +61,8 @@ interface Revision {
   again: boolean;
   recheck: { at: number; handle: TimerHandle } | undefined;
   unsubscribe: () => void;
-  published: string;
+  /** The status last published; a tick publishes only when it differs. */
+  published: RevisionStatus | undefined;
   scaleError: string | null;
   scrapeErrors: number;
 }
@@ -154,7 +155,7 @@ export class AutoscalerService {
       again: false,
       recheck: undefined,
       unsubscribe: () => {},
-      published: "",
+      published: undefined,
       scaleError: null,
       scrapeErrors: 0,
     };
@@ -436,9 +437,8 @@ export class AutoscalerService {
     }
     if (ready === 0 && (r.scale.currentReplicas ?? 0) === 0) r.coldStartBegan = undefined;
     const status = this.#statusOf(r);
-    const text = JSON.stringify(status);
-    if (text !== r.published) {
-      r.published = text;
+    if (r.published === undefined || !sameStatus(r.published, status)) {
+      r.published = status;
       this.#events.emit({ type: "status", status, at: now });
     }
   }
