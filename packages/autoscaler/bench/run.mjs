@@ -35,7 +35,8 @@ function lcg(seed) {
 // Shaped as thaw-autoscaler's tick loop (apps/autoscaler/src/service.ts): revisions in a Map in the order
 // they were added, each record holding its collection and decider; the tick walks the Map's values, reads
 // the decider's metric, runs the decider with the ready pods, and keeps the averages and the new status.
-// Scale application (applyScale, the scaler) is not part of the decider tick.
+// Counting ready pods (the scaler's) and applying the scale are outside the decider tick: the service's whole
+// tick, reconciles included, is timed by apps/autoscaler/bench/tick.mjs.
 const T0 = 1_700_000_010_000;
 const config = DEFAULT_AUTOSCALER_CONFIG;
 /** Median wall and CPU time of one full tick (and of the read-only baseline) over `REVISIONS` revisions. */
