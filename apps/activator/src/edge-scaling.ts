@@ -5,7 +5,7 @@ import {
   DEFAULT_AUTOSCALER_CONFIG,
   Decider,
   deciderSpecFor,
-  MetricCollector,
+  MetricCollection,
   metricSpecFor,
   nextActiveCondition,
   parseAutoscalingBlock,
@@ -43,9 +43,10 @@ export interface EdgeScalingIssue {
  * period) turns that into the replicas sent over the scale webhook. Call `tick` every 2 s; time is a parameter.
  */
 export class EdgeScaling {
-  readonly #id: string;
+  /** The revision this scales, as the caller names it. */
+  readonly id: string;
   readonly #stats: RequestStats;
-  readonly #collector = new MetricCollector();
+  readonly #metrics: MetricCollection;
   readonly #decider: Decider;
   readonly #settings: ScaleSettings;
   readonly #state: ScaleState;
@@ -64,9 +65,9 @@ export class EdgeScaling {
     const block = parseAutoscalingBlock(autoscaling, DEFAULT_AUTOSCALER_CONFIG, "autoscaling");
     if (!block.ok) throw new Error("EdgeScaling.create validates first");
     const facts = { containerConcurrency, annotations: block.value.annotations };
-    this.#id = id;
+    this.id = id;
     // No scrape target: every request passes through here, as with Knative's TBC = -1.
-    this.#collector.createOrUpdate(id, metricSpecFor(block.value.config, facts, ""), now);
+    this.#metrics = new MetricCollection(metricSpecFor(block.value.config, facts, ""));
     this.#decider = new Decider(deciderSpecFor(block.value.config, facts), 0, now);
     this.#settings = scaleSettingsFor(block.value.config, block.value.annotations);
     this.#stats = new RequestStats(now);
@@ -135,15 +136,14 @@ export class EdgeScaling {
     const r = this.#stats.report(now);
     const extra = this.#reported;
     this.#reported = { requestMs: 0, requestCount: 0 };
-    this.#collector.recordStat(
-      this.#id,
+    this.#metrics.recordStat(
       {
         averageConcurrentRequests: r.averageConcurrency + extra.requestMs / (periodSec * 1000),
         requestCount: (r.requestCount + extra.requestCount) / periodSec,
       },
       now,
     );
-    const reading = this.#collector.readingFor(this.#id, this.#decider.spec.scalingMetric, now);
+    const reading = this.#metrics.reading(this.#decider.spec.scalingMetric, now);
     const res = this.#decider.scale(now, { readyPods, metrics: reading.ok ? reading : null });
     if (res.scaleValid) {
       this.#want = res.desiredPodCount;

@@ -20,6 +20,32 @@ export interface RevisionStatus {
   scaleError: string | null;
 }
 
+/**
+ * True when two statuses hold the same values (NaN equal to NaN), so a status event goes out only on a change:
+ * compared field by field because the service asks this of every revision on every tick.
+ */
+export function sameStatus(a: RevisionStatus, b: RevisionStatus): boolean {
+  return (
+    a.namespace === b.namespace &&
+    a.name === b.name &&
+    sameNumber(a.desiredScale, b.desiredScale) &&
+    sameNumber(a.readyPods, b.readyPods) &&
+    a.panic === b.panic &&
+    a.mode === b.mode &&
+    sameNumber(a.stableConcurrency, b.stableConcurrency) &&
+    sameNumber(a.panicConcurrency, b.panicConcurrency) &&
+    sameNumber(a.excessBurstCapacity, b.excessBurstCapacity) &&
+    (a.lastColdStartMs === null || b.lastColdStartMs === null
+      ? a.lastColdStartMs === b.lastColdStartMs
+      : sameNumber(a.lastColdStartMs, b.lastColdStartMs)) &&
+    a.scaleError === b.scaleError
+  );
+}
+
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
 /** The scaler was asked for a new number of replicas. */
 export interface ScaleEvent {
   type: "scale";

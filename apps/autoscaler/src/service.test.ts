@@ -104,6 +104,18 @@ describe("AutoscalerService", () => {
     expect(s).toMatchObject({ desiredScale: 0, readyPods: 0, mode: "proxy", lastColdStartMs: null });
   });
 
+  it("publishes a status event when the status changes, not on every tick", async () => {
+    const { service, clock, events } = setup();
+    const statuses = () => events.filter((e) => e.type === "status").length;
+    await clock.advance(0);
+    expect(statuses()).toBe(1);
+    await clock.advance(6000); // three idle ticks: nothing changed
+    expect(statuses()).toBe(1);
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    expect(statuses()).toBeGreaterThan(1);
+  });
+
   it("a pushed stat for a revision at zero pokes the decider at once (no 2 s wait)", async () => {
     const { service, clock, scaler, scales, events } = setup();
     service.record([{ rev, stat: load(1) }]);

@@ -3,7 +3,7 @@ import {
   applyScale,
   Decider,
   type DeciderStatus,
-  MetricCollector,
+  MetricCollection,
   nextActiveCondition,
   type ScaleState,
   scaleScrapedStats,
@@ -12,7 +12,7 @@ import {
 } from "@thaw/autoscaler";
 import type { Clock, TimerHandle } from "@thaw/clock";
 import { emptyStat, type Stat } from "@thaw/protocol";
-import { type AutoscalerEvent, EventHub, type RevisionStatus } from "./events.js";
+import { type AutoscalerEvent, EventHub, type RevisionStatus, sameStatus } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { samplePods } from "./pod-sample.js";
 import type { RevisionPolicy } from "./policy.js";
@@ -45,6 +45,8 @@ interface Revision {
   rev: RevisionKey;
   key: string;
   policy: RevisionPolicy;
+  /** The revision's metric windows, held here so the tick and the scrapes need no lookup by key. */
+  metrics: MetricCollection;
   decider: Decider;
   status: DeciderStatus;
   scale: ScaleState;
@@ -59,7 +61,8 @@ interface Revision {
   again: boolean;
   recheck: { at: number; handle: TimerHandle } | undefined;
   unsubscribe: () => void;
-  published: string;
+  /** The status last published; a tick publishes only when it differs. */
+  published: RevisionStatus | undefined;
   scaleError: string | null;
   scrapeErrors: number;
 }
@@ -84,13 +87,12 @@ export interface RevisionGauges {
 }
 
 /**
- * The autoscaler of one process: a MetricCollector fed by pushed stats and by scraping queue-proxies every
- * second, a KPA Decider per revision ticking every 2 s (at once on a cold-start poke), Knative's scale
+ * The autoscaler of one process: per revision, metric windows fed by pushed stats and by scraping
+ * queue-proxies every second and a KPA Decider ticking every 2 s (at once on a cold-start poke); Knative's scale
  * application, and a scaler that makes the replicas real. Publishes scale events and revision status.
  */
 export class AutoscalerService {
   readonly #o: Required<Omit<AutoscalerServiceOptions, "logger">> & { logger: Logger };
-  readonly #collector = new MetricCollector();
   readonly #revs = new Map<string, Revision>();
   readonly #events = new EventHub<AutoscalerEvent>();
   #timers: TimerHandle[] = [];
@@ -121,7 +123,7 @@ export class AutoscalerService {
     const key = keyOf(rev);
     if (this.#revs.has(key)) throw new Error(`revision ${key} is already being scaled`);
     const now = this.#o.clock.now();
-    this.#collector.createOrUpdate(key, policy.metric, now);
+    const metrics = new MetricCollection(policy.metric);
     const decider = new Decider(policy.decider, 0, now);
     // What a tick over an idle revision says: desired 0, and the burst capacity of zero pods.
     const idle = decider.scale(now, { readyPods: 0, metrics: { stable: 0, panic: 0 } });
@@ -129,6 +131,7 @@ export class AutoscalerService {
       rev: { namespace: rev.namespace, name: rev.name },
       key,
       policy,
+      metrics,
       decider,
       status: { desiredScale: idle.desiredPodCount, excessBurstCapacity: idle.excessBurstCapacity },
       scale: {
@@ -152,7 +155,7 @@ export class AutoscalerService {
       again: false,
       recheck: undefined,
       unsubscribe: () => {},
-      published: "",
+      published: undefined,
       scaleError: null,
       scrapeErrors: 0,
     };
@@ -170,7 +173,7 @@ export class AutoscalerService {
     if (!r) return false;
     r.policy = policy;
     r.decider.update(policy.decider);
-    this.#collector.createOrUpdate(r.key, policy.metric, this.#o.clock.now());
+    r.metrics.update(policy.metric, this.#o.clock.now());
     this.#reconcileSoon(r);
     return true;
   }
@@ -181,7 +184,6 @@ export class AutoscalerService {
     if (!r) return false;
     r.unsubscribe();
     if (r.recheck) this.#o.clock.clearTimeout(r.recheck.handle);
-    this.#collector.delete(r.key);
     return this.#revs.delete(r.key);
   }
 
@@ -195,7 +197,7 @@ export class AutoscalerService {
         unknown++;
         continue;
       }
-      this.#collector.recordStat(r.key, stat, now);
+      r.metrics.recordStat(stat, now);
       if (shouldPoke(r.status.desiredScale, stat)) {
         r.pokedAt = now;
         if (r.readyPods === 0) r.coldStartBegan ??= now;
@@ -287,7 +289,7 @@ export class AutoscalerService {
     const pods = this.#o.scaler.pods(r.rev).filter((p) => p.ready && p.metricsUrl);
     if (pods.length === 0) {
       // No pod to ask: the revision's own load is zero (activator reports add to it).
-      this.#collector.record(r.key, now, { averageConcurrentRequests: 0, requestCount: 0 });
+      r.metrics.record(now, { averageConcurrentRequests: 0, requestCount: 0 });
       return;
     }
     r.scraping = true;
@@ -303,7 +305,7 @@ export class AutoscalerService {
         }
       }
       if (stats.length > 0 && this.#revs.get(r.key) === r) {
-        this.#collector.record(r.key, now, scaleScrapedStats(stats, pods.length));
+        r.metrics.record(now, scaleScrapedStats(stats, pods.length));
       }
     } finally {
       r.scraping = false;
@@ -311,14 +313,14 @@ export class AutoscalerService {
   }
 
   async #tick(r: Revision, now: number): Promise<void> {
-    const reading = this.#collector.readingFor(r.key, r.policy.decider.scalingMetric, now);
+    const reading = r.metrics.reading(r.decider.spec.scalingMetric, now);
     if (reading.ok) {
       r.stable = reading.stable;
       r.panicConc = reading.panic;
     }
     const res = r.decider.scale(now, {
       readyPods: this.#readyCount(r),
-      metrics: reading.ok ? { stable: reading.stable, panic: reading.panic } : null,
+      metrics: reading.ok ? reading : null,
     });
     if (res.scaleValid) {
       r.status = { desiredScale: res.desiredPodCount, excessBurstCapacity: res.excessBurstCapacity };
@@ -435,9 +437,8 @@ export class AutoscalerService {
     }
     if (ready === 0 && (r.scale.currentReplicas ?? 0) === 0) r.coldStartBegan = undefined;
     const status = this.#statusOf(r);
-    const text = JSON.stringify(status);
-    if (text !== r.published) {
-      r.published = text;
+    if (r.published === undefined || !sameStatus(r.published, status)) {
+      r.published = status;
       this.#events.emit({ type: "status", status, at: now });
     }
   }

@@ -1,5 +1,5 @@
 import type { RevisionAnnotations } from "./annotations.js";
-import type { MetricSpec } from "./collector.js";
+import type { MetricSpec } from "./collection.js";
 import type { AutoscalerConfig } from "./config.js";
 import { BUCKET_SIZE_MS, TARGET_MIN } from "./config.js";
 import type { DeciderSpec, ScalingMetric } from "./decider-spec.js";

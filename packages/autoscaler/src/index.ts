@@ -6,6 +6,7 @@
 export * from "./activator-count.js";
 export * from "./annotations.js";
 export * from "./autoscaling-block.js";
+export * from "./collection.js";
 export * from "./collector.js";
 export * from "./config.js";
 export * from "./decider.js";

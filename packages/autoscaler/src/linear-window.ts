@@ -11,17 +11,17 @@ export class LinearWindow extends TimedBuckets {
     const n = this.truncate(now);
     const d = n - this.last;
     const g = this.granularityMs;
-    const first = this.first ?? this.last;
+    const first = Number.isNaN(this.first) ? this.last : this.first;
     const spanned = Math.trunc((this.last - first) / g) + 1;
     if (d <= 0) {
-      return roundToNDigits(PRECISION, this.total / Math.min(spanned, this.buckets.length));
+      return roundToNDigits(PRECISION, this.total / Math.min(spanned, this.slots));
     }
     if (d < this.windowMs) {
       const st = this.index(this.last);
       const en = this.index(n);
       let sum = this.total;
       for (let i = st + 1; i <= en; i++) sum -= this.buckets[this.slot(i)] as number;
-      return roundToNDigits(PRECISION, sum / Math.min(spanned, this.buckets.length - (en - st)));
+      return roundToNDigits(PRECISION, sum / Math.min(spanned, this.slots - (en - st)));
     }
     return 0;
   }

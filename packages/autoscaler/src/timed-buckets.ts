@@ -14,9 +14,14 @@ export interface WindowSnapshot {
  */
 export abstract class TimedBuckets {
   protected buckets: Float64Array;
+  /** `buckets.length`, kept on this object so a read that needs no bucket does not touch the array. */
+  protected slots: number;
   protected total = 0;
-  /** Start of the oldest bucket known to hold data; undefined = nothing written (or reset by a stale resize). */
-  protected first: number | undefined = undefined;
+  /**
+   * Start of the oldest bucket known to hold data; NaN = nothing written (or reset by a stale resize). A
+   * number rather than undefined so the field always holds a double, which V8 then updates in place.
+   */
+  protected first = Number.NaN;
   /** Start of the newest written bucket; -Infinity before the first write so every first write resets. */
   protected last = Number.NEGATIVE_INFINITY;
   protected windowMs: number;
@@ -30,6 +35,7 @@ export abstract class TimedBuckets {
     this.windowMs = windowMs;
     this.granularityMs = granularityMs;
     this.buckets = new Float64Array(Math.ceil(windowMs / granularityMs));
+    this.slots = this.buckets.length;
   }
 
   /** The window length in milliseconds. */
@@ -39,12 +45,12 @@ export abstract class TimedBuckets {
 
   /** Number of buckets in the ring. */
   get bucketCount(): number {
-    return this.buckets.length;
+    return this.slots;
   }
 
   /** Start of the oldest bucket that may hold data, or undefined when there is none. */
   get firstWriteMs(): number | undefined {
-    return this.first;
+    return Number.isNaN(this.first) ? undefined : this.first;
   }
 
   /** Start of the newest written bucket, or undefined before the first write. */
@@ -61,7 +67,7 @@ export abstract class TimedBuckets {
   }
 
   protected slot(index: number): number {
-    const n = this.buckets.length;
+    const n = this.slots;
     return ((index % n) + n) % n;
   }
 
@@ -71,7 +77,8 @@ export abstract class TimedBuckets {
     const writeIdx = this.index(bt);
     if (bt !== this.last) {
       if (!(bt + this.windowMs > this.last)) return;
-      if (this.first === undefined || this.first > bt) this.first = bt;
+      // NaN (nothing written) compares false, so it is replaced as an undefined start was.
+      if (!(this.first <= bt)) this.first = bt;
       if (bt > this.last) {
         if (bt - this.last >= this.windowMs) {
           this.first = bt;
@@ -105,7 +112,7 @@ export abstract class TimedBuckets {
   forEachBucket(now: number, visit: (startMs: number, value: number) => void): void {
     const n = this.truncate(now);
     if (n - this.last >= this.windowMs) return;
-    const count = this.buckets.length - Math.trunc((n - this.last) / this.granularityMs);
+    const count = this.slots - Math.trunc((n - this.last) / this.granularityMs);
     let idx = this.index(this.last);
     let t = this.last;
     for (let i = 0; i < count; i++) {
@@ -132,7 +139,7 @@ export abstract class TimedBuckets {
   resize(windowMs: number, now: number): boolean {
     if (windowMs === this.windowMs) return false;
     if (!(windowMs > 0)) throw new RangeError(`window must be positive, got ${windowMs} ms`);
-    const oldN = this.buckets.length;
+    const oldN = this.slots;
     const newN = Math.ceil(windowMs / this.granularityMs);
     const next = new Float64Array(newN);
     let total = 0;
@@ -146,10 +153,11 @@ export abstract class TimedBuckets {
       }
       this.first = this.last - (oldN - 1) * this.granularityMs;
     } else {
-      this.first = undefined;
+      this.first = Number.NaN;
     }
     this.windowMs = windowMs;
     this.buckets = next;
+    this.slots = newN;
     this.total = total;
     return true;
   }
@@ -161,22 +169,22 @@ export abstract class TimedBuckets {
       granularityMs: this.granularityMs,
       buckets: Array.from(this.buckets),
       total: this.total,
-      firstWriteMs: this.first ?? null,
+      firstWriteMs: this.firstWriteMs ?? null,
       lastWriteMs: this.lastWriteMs ?? null,
     };
   }
 
   /** Replaces the contents with a snapshot taken from a window of the same size and granularity. */
   restore(s: WindowSnapshot): void {
-    if (s.granularityMs !== this.granularityMs || s.buckets.length !== this.buckets.length) {
+    if (s.granularityMs !== this.granularityMs || s.buckets.length !== this.slots) {
       throw new RangeError(
-        `snapshot of ${s.buckets.length} × ${s.granularityMs} ms buckets does not fit ${this.buckets.length} × ${this.granularityMs} ms`,
+        `snapshot of ${s.buckets.length} × ${s.granularityMs} ms buckets does not fit ${this.slots} × ${this.granularityMs} ms`,
       );
     }
     this.windowMs = s.windowMs;
     this.buckets = Float64Array.from(s.buckets);
     this.total = s.total;
-    this.first = s.firstWriteMs ?? undefined;
+    this.first = s.firstWriteMs ?? Number.NaN;
     this.last = s.lastWriteMs ?? Number.NEGATIVE_INFINITY;
   }
 

@@ -11,7 +11,7 @@ export class WeightedWindow extends TimedBuckets {
 
   constructor(windowMs: number, granularityMs = 1000) {
     super(windowMs, granularityMs);
-    this.alpha = smoothingCoefficient(this.buckets.length);
+    this.alpha = smoothingCoefficient(this.slots);
   }
 
   /** The weight of the newest bucket. */
@@ -23,7 +23,7 @@ export class WeightedWindow extends TimedBuckets {
   windowAverage(now: number): number {
     const n = this.truncate(now);
     if (this.isEmpty(n)) return 0;
-    const total = this.buckets.length;
+    const total = this.slots;
     let count = total;
     let m = this.alpha;
     if (n > this.last) {
@@ -44,7 +44,7 @@ export class WeightedWindow extends TimedBuckets {
   /** Resizes and recomputes the smoothing coefficient for the new bucket count. */
   override resize(windowMs: number, now: number): boolean {
     const changed = super.resize(windowMs, now);
-    if (changed) this.alpha = smoothingCoefficient(this.buckets.length);
+    if (changed) this.alpha = smoothingCoefficient(this.slots);
     return changed;
   }
 }

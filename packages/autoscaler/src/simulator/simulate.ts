@@ -1,5 +1,5 @@
 import type { RevisionAnnotations } from "../annotations.js";
-import { MetricCollector } from "../collector.js";
+import { MetricCollection } from "../collection.js";
 import type { AutoscalerConfig } from "../config.js";
 import { Decider } from "../decider.js";
 import { deciderSpecFor, metricSpecFor } from "../derive.js";
@@ -66,10 +66,11 @@ export interface SimulationResult {
   maxReplicas: number;
 }
 
-const KEY = "sim";
+/** Any non-empty target: the simulated pods are "scraped", so an empty window reads as no data. */
+const SCRAPE_TARGET = "sim";
 
 /**
- * Replays `trace` (sorted by arrival) through the collector, the decider and the scale step against an
+ * Replays `trace` (sorted by arrival) through the metric windows, the decider and the scale step against an
  * idealised pod model (see PodPool). Metrics are reported at the end of every second as the time-weighted
  * number of requests in flight or queued (what the activator and the queue-proxies would report together);
  * a request reaching a revision scaled to zero pokes the decider at once, as Knative's activator does.
@@ -81,8 +82,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
   const facts = { containerConcurrency: opts.containerConcurrency, annotations: opts.annotations };
   const spec = deciderSpecFor(opts.config, facts);
   const settings = scaleSettingsFor(opts.config, opts.annotations);
-  const collector = new MetricCollector();
-  collector.createOrUpdate(KEY, metricSpecFor(opts.config, facts, KEY), 0);
+  const metrics = new MetricCollection(metricSpecFor(opts.config, facts, SCRAPE_TARGET));
   const initial = opts.initialReplicas ?? 0;
   const decider = new Decider(spec, initial, 0);
   const control = new RevisionControl(settings, initial);
@@ -126,7 +126,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
     for (const e of effects) if (e.kind === "recheckAfter") rechecks.push(now + e.delayMs, 0);
   };
   const decide = () => {
-    const reading = collector.readingFor(KEY, spec.scalingMetric, now);
+    const reading = metrics.reading(spec.scalingMetric, now);
     const res = decider.scale(now, { readyPods: pool.readyCount, metrics: reading.ok ? reading : null });
     if (res.scaleValid) {
       control.want = res.desiredPodCount;
@@ -169,7 +169,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
       secArrivals++;
       if (control.want === 0) {
         // The activator's cold-start poke: report this request at once and run the decider now.
-        collector.record(KEY, now, { averageConcurrentRequests: 1, requestCount: 1 });
+        metrics.record(now, { averageConcurrentRequests: 1, requestCount: 1 });
         pokeCredit = 1;
         decide();
       }
@@ -178,7 +178,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
       const avg = Math.max(0, secArea / 1000 - pokeCredit);
       const count = Math.max(0, secArrivals - pokeCredit);
       if (pool.readyCount > 0 || avg > 0 || count > 0) {
-        collector.record(KEY, now, { averageConcurrentRequests: avg, requestCount: count });
+        metrics.record(now, { averageConcurrentRequests: avg, requestCount: count });
       }
       pokeCredit = 0;
       secArea = 0;
