@@ -153,15 +153,16 @@ export class LocalPod {
     const qpEnv = queueProxyEnv(spec, name, ports);
     if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
     const onQpLine = (line: string) => this.#o.onLine?.("queue-proxy", line);
-    // The spare (Thaw's queue-proxy only) gets the same env laid over the same base: first, so it binds
-    // its ports while the app is spawned.
+    // The app first: its start-up is the cold start's long pole, and waking the spare queue-proxy (which
+    // then binds its ports and starts probing) may hand it this CPU for a few ms. The spare (Thaw's
+    // queue-proxy only) gets the same env laid over the same base.
+    this.#app = this.#launchApp(userAppEnv(spec, name, ports.user, this.#o.baseEnv));
     this.#qp =
       (knative ? undefined : this.#o.spare?.take(JSON.stringify(qpEnv.env), onQpLine)) ??
       spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
         env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
         onLine: (_s, line) => onQpLine(line),
       });
-    this.#app = this.#launchApp(userAppEnv(spec, name, ports.user, this.#o.baseEnv));
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
     this.#o.reaper.add(this.pids);
