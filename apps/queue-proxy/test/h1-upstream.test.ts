@@ -69,7 +69,7 @@ async function countingApp(
 }
 
 function pool(port: number, max = 10): H1Upstream {
-  const p = new H1Upstream(port, max);
+  const p = new H1Upstream({ port, maxConnections: max });
   closers.push(() => p.destroy());
   return p;
 }
