@@ -303,6 +303,27 @@ describe("Node activator against real loopback backends", () => {
     expect(await status(a, "/small")).toBe(200);
   });
 
+  it.each([
+    { name: "200 with content-length 0", status: 200, headers: { "content-length": "0" } },
+    { name: "200 ended without a length (chunked, empty)", status: 200, headers: {} },
+    { name: "204", status: 204, headers: {} },
+    { name: "304", status: 304, headers: { etag: '"e"' } },
+  ])("warm path: an answer with an empty body ends: $name", async ({ status: code, headers }) => {
+    const b = await backend((_req, res) => {
+      res.writeHead(code, headers);
+      res.end();
+    });
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === code);
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`http://127.0.0.1:${a.port}/e/${i}`, {
+        headers: REV,
+        signal: AbortSignal.timeout(3000),
+      });
+      expect([r.status, await r.text()]).toEqual([code, ""]);
+    }
+  });
+
   it("SSE streams through event by event", async () => {
     let push: (s: string) => void = () => {};
     const b = await backend((_req, res) => {

@@ -15,6 +15,9 @@ import { errorResponse, serverTiming, TIMEOUT_BODY } from "../proxy-handler.js";
 import type { Telemetry } from "../telemetry.js";
 import { forwardFields, hasField } from "./fast-headers.js";
 
+/** A whole body up to this size goes out in the same write as the head (the queue-proxy's limit). */
+const COALESCE_BYTES = 16 * 1024;
+
 /** The counters the Node path keeps (the portable path's `Telemetry`). */
 export type FastPathTelemetry = Pick<Telemetry, "queued" | "rejected" | "replayed">;
 
@@ -55,6 +58,8 @@ export class Flight implements UpstreamSink, LeaseWaiter {
   #resume: (() => void) | undefined;
   /** Body bytes still to come when the pod gave a length (-1: unknown). */
   #remaining = -1;
+  /** The answer's last bytes went out with `end` already. */
+  #ended = false;
   /** Set when the request found the revision cold: its answer carries Server-Timing. */
   #queuedMs: number | undefined;
   #sentAt = 0;
@@ -228,11 +233,14 @@ export class Flight implements UpstreamSink, LeaseWaiter {
   onData(chunk: Buffer): boolean {
     if (this.#done) return false;
     // `chunk` is a view of the client's shared read buffer: what is written is a copy. A body that ends with
-    // this chunk goes out with `end`, which writes it and the head in one go.
+    // this chunk goes out with `end`, which writes it and the head in one go; a small one as a latin1 string,
+    // which node:http appends to the head's string: one string write, no writev.
     const res = this.#res;
     if (chunk.length === this.#remaining) {
       this.#remaining = 0;
-      res.end(Buffer.from(chunk));
+      this.#ended = true;
+      if (chunk.length <= COALESCE_BYTES) res.end(chunk.toString("latin1"), "latin1");
+      else res.end(Buffer.from(chunk));
       return true;
     }
     if (this.#remaining > 0) this.#remaining -= chunk.length;
@@ -244,7 +252,7 @@ export class Flight implements UpstreamSink, LeaseWaiter {
 
   onComplete(): void {
     if (this.#done) return;
-    if (this.#remaining !== 0) this.#res.end();
+    if (!this.#ended) this.#res.end();
     this.#finish();
   }
 
