@@ -303,6 +303,31 @@ describe("Node activator against real loopback backends", () => {
     expect(await status(a, "/small")).toBe(200);
   });
 
+  it("warm path: a GET the client framed with content-length 0 reaches the pod without framing", async () => {
+    const b = await backend();
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === 200);
+    b.seen.length = 0;
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: "127.0.0.1", port: a.port, path: "/cl0", headers: { ...REV, "content-length": "0" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(answer).toBe(200);
+    const seen = b.seen[0]!;
+    expect([seen.url, seen.headers["content-length"], seen.headers["transfer-encoding"]]).toEqual([
+      "/cl0",
+      undefined,
+      undefined,
+    ]);
+  });
+
   it.each([
     { name: "200 with content-length 0", status: 200, headers: { "content-length": "0" } },
     { name: "200 ended without a length (chunked, empty)", status: 200, headers: {} },

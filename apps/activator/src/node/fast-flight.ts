@@ -109,7 +109,7 @@ export class Flight implements UpstreamSink, LeaseWaiter {
     this.#lease = lease;
     // Like the portable path: a request that found the revision cold says where its time went.
     if (this.#cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
-    // Forward on a later tick: the grant may run inside the releasing request's own undici callback.
+    // Forward on a later tick: the grant may run inside the releasing request's own client callback.
     queueMicrotask(() => {
       if (!this.#done) this.#forward(lease);
     });
@@ -133,8 +133,9 @@ export class Flight implements UpstreamSink, LeaseWaiter {
         path: req.url ?? "/",
         headers: forwardFields(req.headers, this.#key, this.#c.deps.passthroughLb),
         body: null,
-        // The fast path takes no body: a `content-length: 0` the client sent is kept, as undici did.
-        framing: req.headers["content-length"] === undefined ? BODY_NONE : 0,
+        // The fast path takes no body, and its methods expect none: no framing field, not even a
+        // `content-length: 0` the client sent (Go's proxy and undici drop it too).
+        framing: BODY_NONE,
       },
       this,
     );

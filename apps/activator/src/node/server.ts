@@ -94,9 +94,9 @@ export async function startActivator(
     );
   const pool = o.forward ? undefined : createH1Forwarder();
   const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
-  // undici's `request`, unlike fetch, sends the passthrough-LB probe's Host instead of the URL's; it is
-  // loaded now, as Node's global fetch would be lazily (slowing the first probe by ~100 ms).
-  const probeFetch = createProbeFetch();
+  // Probes share the pods' keep-alive pools (pools of their own when the caller brought a forwarder).
+  const probes = pool ?? createH1Forwarder();
+  const probeFetch = createProbeFetch(probes.client);
   // Without a scaler to poke (in a cluster), a revision found cold is reported to the autoscaler as one
   // request, the cold-start poke the reporter sends for a first proxied request: a request held by the
   // hook waits in /v1/activate and reaches no other counter.
@@ -247,7 +247,7 @@ export async function startActivator(
     o.onClose?.();
     coordinator.close();
     pump?.close();
-    await pool?.close();
+    await probes.close();
     pods.close();
   };
   const closeServer = () =>
