@@ -33,6 +33,9 @@ COPY --from=build /src/packages/config/dist ./packages/config/dist
 # kubernetes: EndpointSlice informers, the scale writer and the Lease election (on @kubernetes/client-node).
 COPY --from=build /src/packages/kubernetes/package.json ./packages/kubernetes/
 COPY --from=build /src/packages/kubernetes/dist ./packages/kubernetes/dist
+# queue-proxy: its HTTP/1 client (`@thaw/queue-proxy/http1`) is how the activator reaches pods.
+COPY --from=build /src/apps/queue-proxy/package.json ./apps/queue-proxy/
+COPY --from=build /src/apps/queue-proxy/dist ./apps/queue-proxy/dist
 COPY --from=build /src/apps/activator/package.json ./apps/activator/
 COPY --from=build /src/apps/activator/dist ./apps/activator/dist
 COPY --from=build /src/apps/activator/node_modules ./apps/activator/node_modules

@@ -14,14 +14,15 @@ if (!existsSync(main)) {
 try {
   await import(main.href);
 } catch (e) {
-  const missing = /Cannot find package '(@hono\/node-server|@kubernetes\/client-node|undici|ws)'/.exec(
-    String(e?.message),
-  );
+  const missing =
+    /Cannot find package '(@hono\/node-server|@kubernetes\/client-node|@thaw\/queue-proxy|ws)'/.exec(
+      String(e?.message),
+    );
   if (e?.code !== "ERR_MODULE_NOT_FOUND" || !missing) throw e;
   const install =
     missing[1] === "@kubernetes/client-node"
       ? "run `npm install @kubernetes/client-node` (needed for --config and the cluster Services)"
-      : "run `npm install @hono/node-server undici ws`";
+      : "run `npm install @hono/node-server @thaw/queue-proxy ws`";
   process.stderr.write(
     `thaw-activator: the Node activator needs '${missing[1]}', an optional peer dependency of @thaw/activator: ${install}.\n`,
   );

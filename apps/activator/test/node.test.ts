@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { decodeWireStatMessages, type WireStatMessage } from "@thaw/protocol";
@@ -237,6 +237,116 @@ describe("Node activator against real loopback backends", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("x-h")).toBe("1");
     expect(await r.text()).toBe("");
+  });
+
+  it("warm path: one kept-alive connection per pod; a pod that leaves the list has it closed", async () => {
+    const sockets = new Map<string, Set<import("node:net").Socket>>();
+    const pod = async () => {
+      const b = await backend((req, res, _body) => {
+        sockets.get(b.addr)?.add(req.socket);
+        res.end(`from ${b.addr}`);
+      });
+      sockets.set(b.addr, new Set());
+      return b;
+    };
+    const [p1, p2] = [await pod(), await pod()];
+    const endpoints = new StaticEndpointSource([[KEY, [p1.addr]]]);
+    const a = await activator([], {}, { endpoints });
+    await waitFor(async () => (await status(a, "/")) === 200);
+    for (let i = 0; i < 5; i++) expect(await status(a, `/k/${i}`)).toBe(200);
+    const used = [...(sockets.get(p1.addr) as Set<import("node:net").Socket>)];
+    expect(used).toHaveLength(1);
+    endpoints.set(KEY, [p2.addr]);
+    await waitFor(() => used[0]?.destroyed === true);
+    await waitFor(async () => {
+      const r = await fetch(`http://127.0.0.1:${a.port}/`, { headers: REV });
+      return (await r.text()) === `from ${p2.addr}`;
+    });
+  });
+
+  it("warm path: a client that stops reading holds the pod's writes; one that leaves frees its slot", async () => {
+    const block = Buffer.alloc(1024 * 1024, 1);
+    const total = 512;
+    let written = 0;
+    let podClosed = false;
+    const b = await backend((req, res) => {
+      if (req.url !== "/big") return void res.end("small");
+      res.once("close", () => {
+        podClosed = true;
+      });
+      const pump = () => {
+        while (written < total && !res.destroyed) {
+          written++;
+          if (!res.write(block)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const a = await activator([b.addr], { containerConcurrency: 1 });
+    await waitFor(async () => (await status(a, "/")) === 200);
+    const req = httpRequest({ host: "127.0.0.1", port: a.port, path: "/big", headers: REV, agent: false });
+    req.on("error", () => {});
+    const res = await new Promise<import("node:http").IncomingMessage>((r) => req.on("response", r).end());
+    res.pause();
+    // The pod's writes stop once the buffers between it and the client are full.
+    let last = -1;
+    for (let i = 0; i < 50 && written !== last; i++) {
+      last = written;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(written).toBe(last);
+    expect(written).toBeLessThan(total);
+    req.destroy();
+    await waitFor(() => podClosed);
+    // containerConcurrency 1: the next request gets the slot the departed client held.
+    expect(await status(a, "/small")).toBe(200);
+  });
+
+  it("warm path: a GET the client framed with content-length 0 reaches the pod without framing", async () => {
+    const b = await backend();
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === 200);
+    b.seen.length = 0;
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: "127.0.0.1", port: a.port, path: "/cl0", headers: { ...REV, "content-length": "0" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(answer).toBe(200);
+    const seen = b.seen[0]!;
+    expect([seen.url, seen.headers["content-length"], seen.headers["transfer-encoding"]]).toEqual([
+      "/cl0",
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it.each([
+    { name: "200 with content-length 0", status: 200, headers: { "content-length": "0" } },
+    { name: "200 ended without a length (chunked, empty)", status: 200, headers: {} },
+    { name: "204", status: 204, headers: {} },
+    { name: "304", status: 304, headers: { etag: '"e"' } },
+  ])("warm path: an answer with an empty body ends: $name", async ({ status: code, headers }) => {
+    const b = await backend((_req, res) => {
+      res.writeHead(code, headers);
+      res.end();
+    });
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === code);
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`http://127.0.0.1:${a.port}/e/${i}`, {
+        headers: REV,
+        signal: AbortSignal.timeout(3000),
+      });
+      expect([r.status, await r.text()]).toEqual([code, ""]);
+    }
   });
 
   it("SSE streams through event by event", async () => {

@@ -1,5 +1,5 @@
 import type { Forwarder } from "@thaw/activator";
-import { createUndiciForwarder } from "@thaw/activator/node";
+import { createH1Forwarder } from "@thaw/activator/node";
 
 /** A forwarder with one keep-alive pool per pod, so the pool of a pod that goes away can be closed alone. */
 export interface PodForwarders {
@@ -10,33 +10,11 @@ export interface PodForwarders {
 }
 
 /**
- * The activator's undici forwarder, one instance per pod. A draining queue-proxy exits once its
+ * The activator's HTTP/1 forwarder, which keeps one pool per pod. A draining queue-proxy exits once its
  * connections are gone; closing the departed pod's pool releases our idle keep-alive sockets at once,
- * instead of after the server's keep-alive hint (minutes).
+ * instead of when the queue-proxy closes them.
  */
 export function podForwarders(): PodForwarders {
-  const pools = new Map<string, ReturnType<typeof createUndiciForwarder>>();
-  return {
-    forward(dest, req) {
-      let pool = pools.get(dest);
-      if (!pool) {
-        pool = createUndiciForwarder({ keepAliveTimeoutMs: 1000 });
-        pools.set(dest, pool);
-      }
-      return pool.forward(dest, req);
-    },
-    retain(live) {
-      const keep = new Set(live);
-      for (const [dest, pool] of pools) {
-        if (keep.has(dest)) continue;
-        pools.delete(dest);
-        void pool.close();
-      }
-    },
-    async close() {
-      const all = [...pools.values()];
-      pools.clear();
-      await Promise.all(all.map((p) => p.close()));
-    },
-  };
+  const { forward, retain, close } = createH1Forwarder();
+  return { forward, retain, close };
 }

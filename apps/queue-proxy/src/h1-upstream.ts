@@ -11,8 +11,8 @@ export interface UpstreamRequest {
   path: string;
   /** Flat [name, value, ...], hop-by-hop fields already removed. */
   headers: string[];
-  /** The request body, or null when there is none. */
-  body: Readable | null;
+  /** The request body: a stream, bytes in hand (`framing` then is their length), or null when there is none. */
+  body: Readable | Uint8Array | null;
   /** The parsed request's framing (`Downstream.bodyFraming`): `headers` carry no framing field of their own. */
   framing: number;
 }
@@ -98,12 +98,21 @@ class Connection implements ResponseEvents {
         hasHost = true;
       head += `${name}: ${h[i + 1]}\r\n`;
     }
-    if (!hasHost) head += `host: 127.0.0.1:${this.pool.port}\r\n`;
+    if (!hasHost) head += this.pool.hostLine;
     head += framingField(req.framing);
     const body = req.body;
     if (body === null) {
       this.bodyDone = true;
       this.socket.write(`${head}\r\n`, "latin1");
+      return;
+    }
+    if (body instanceof Uint8Array) {
+      // One write for the head and the body: the socket is corked across both.
+      this.bodyDone = true;
+      this.socket.cork();
+      this.socket.write(`${head}\r\n`, "latin1");
+      this.socket.write(body);
+      this.socket.uncork();
       return;
     }
     this.bodyDone = false;
@@ -240,7 +249,7 @@ class Connection implements ResponseEvents {
       this.pool.dial(p);
       return;
     }
-    p.sink.onError(err);
+    p.sink.onError(err, false);
   }
 
   destroy(): void {
@@ -250,12 +259,32 @@ class Connection implements ResponseEvents {
   }
 }
 
+/** Where an `H1Upstream` connects, and how. */
+export interface H1UpstreamOptions {
+  /** The server's address: an IP (default 127.0.0.1, the user container beside the queue-proxy). */
+  host?: string;
+  port: number;
+  /** Connections at most, open or being dialled; requests beyond wait in arrival order. */
+  maxConnections: number;
+  /** How a dial that times out is retried (default Knative's back-off, c.3). */
+  dial?: DialPolicy;
+  now?: () => number;
+}
+
 /**
- * A keep-alive HTTP/1.1 client for the user container on 127.0.0.1:`port` (c.3): at most `max`
- * connections, idle ones reused last-in first-out, requests beyond the limit queued in arrival order,
- * dials retried with Knative's back-off. One request per connection at a time (no pipelining).
+ * A keep-alive HTTP/1.1 client for one server (the queue-proxy's: the user container on 127.0.0.1:`port`,
+ * c.3): at most `maxConnections` connections, idle ones reused last-in first-out, requests beyond the limit
+ * queued in arrival order, dials retried by the given policy. One request per connection at a time (no
+ * pipelining).
  */
 export class H1Upstream {
+  readonly host: string;
+  readonly port: number;
+  /** The Host field line sent when a request carries none. */
+  readonly hostLine: string;
+  readonly now: () => number;
+  private readonly max: number;
+  private readonly policy: DialPolicy;
   private readonly idle: Connection[] = [];
   private readonly queue: Pending[] = [];
   private readonly all = new Set<Connection>();
@@ -263,12 +292,16 @@ export class H1Upstream {
   private closing: (() => void) | null = null;
   private destroyed = false;
 
-  constructor(
-    readonly port: number,
-    private readonly max: number,
-    private readonly policy: DialPolicy = KNATIVE_DIAL_POLICY,
-    readonly now: () => number = Date.now,
-  ) {}
+  constructor(opts: H1UpstreamOptions) {
+    if (!(opts.maxConnections >= 1))
+      throw new RangeError(`maxConnections must be >= 1, got ${opts.maxConnections}`);
+    this.host = opts.host ?? "127.0.0.1";
+    this.port = opts.port;
+    this.max = opts.maxConnections;
+    this.policy = opts.dial ?? KNATIVE_DIAL_POLICY;
+    this.now = opts.now ?? Date.now;
+    this.hostLine = `host: ${this.host.includes(":") ? `[${this.host}]` : this.host}:${this.port}\r\n`;
+  }
 
   /** Connections open or being dialled. */
   get size(): number {
@@ -280,7 +313,7 @@ export class H1Upstream {
     const p = new Pending(req, sink);
     sink.onConnect(() => this.cancel(p));
     if (this.closing !== null) {
-      sink.onError(new Error("upstream pool is closed"));
+      sink.onError(new Error("upstream pool is closed"), true);
       return;
     }
     const conn = this.takeIdle();
@@ -300,7 +333,7 @@ export class H1Upstream {
 
   /** Ends everything now; requests in flight fail. */
   destroy(): Promise<void> {
-    for (const p of this.queue.splice(0)) p.sink.onError(new Error("upstream pool destroyed"));
+    for (const p of this.queue.splice(0)) p.sink.onError(new Error("upstream pool destroyed"), true);
     this.destroyed = true;
     for (const c of [...this.all]) c.destroy();
     this.closing ??= () => {};
@@ -350,20 +383,21 @@ export class H1Upstream {
         },
       });
     dialWithRetry(
-      "127.0.0.1",
+      this.host,
       this.port,
       this.policy,
       (err, socket) => {
         this.dialing--;
         if (err !== null || socket === null) {
-          if (!p.cancelled) p.sink.onError(err ?? new Error("dial failed"));
+          // A replayed request may have reached the app on the connection that failed under it.
+          if (!p.cancelled) p.sink.onError(err ?? new Error("dial failed"), !p.retried);
           this.next();
           this.maybeClosed();
           return;
         }
         if (this.destroyed) {
           socket.destroy();
-          if (!p.cancelled) p.sink.onError(new Error("upstream pool destroyed"));
+          if (!p.cancelled) p.sink.onError(new Error("upstream pool destroyed"), !p.retried);
           return;
         }
         conn = new Connection(this, socket);

@@ -22,7 +22,13 @@ export {
   type ResponseEvents,
   UpstreamProtocolError,
 } from "./h1-response-parser.js";
-export { H1Upstream, IDLE_KEEP_MS, poolSizeFor, type UpstreamRequest } from "./h1-upstream.js";
+export {
+  H1Upstream,
+  type H1UpstreamOptions,
+  IDLE_KEEP_MS,
+  poolSizeFor,
+  type UpstreamRequest,
+} from "./h1-upstream.js";
 export type { UpstreamSink } from "./ports.js";
 export {
   type QueueProxyDeps,

@@ -45,7 +45,11 @@ export interface UpstreamSink {
   onData(chunk: Buffer): boolean;
   /** The response ended; an HTTP/2 app's trailers (gRPC's status) come with it. */
   onComplete(trailers?: Record<string, string | string[]>): void;
-  onError(err: Error): void;
+  /**
+   * The exchange failed. `unsent` is true only when no byte of the request can have reached the server (its
+   * connection never opened, or the pool was closed first): it may then go elsewhere whatever its method.
+   */
+  onError(err: Error, unsent?: boolean): void;
   /** How to resume a paused upstream. */
   resumeWith(resume: () => void): void;
 }

@@ -104,7 +104,7 @@ export async function startQueueProxy(
     healthCheckUserAgentPrefixes: QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
     healthCheck: (req) => queueHealthResponse(req, deps.prober),
   });
-  const upstream = new H1Upstream(config.userPort, poolSizeFor(cc));
+  const upstream = new H1Upstream({ port: config.userPort, maxConnections: poolSizeFor(cc) });
   const h2 = new H2Upstream(config.userPort);
   const sweeper = new TimeoutSweeper(clock, {
     totalMs: config.revisionTimeoutSeconds * 1000,

@@ -21,6 +21,8 @@ interface Outcome {
   headers: string[];
   body: string;
   error?: Error;
+  /** What `onError` said of the request: true = no byte of it can have reached the app. */
+  unsent?: boolean | undefined;
 }
 
 /** Sends one request through `pool` and resolves with what came back. */
@@ -40,7 +42,7 @@ function send(pool: H1Upstream, req: Partial<UpstreamRequest> = {}): Promise<Out
         return true;
       },
       onComplete: () => resolve(out),
-      onError: (err) => resolve({ ...out, error: err }),
+      onError: (err, unsent) => resolve({ ...out, error: err, unsent }),
       resumeWith: () => {},
     };
     pool.dispatch(
@@ -69,7 +71,7 @@ async function countingApp(
 }
 
 function pool(port: number, max = 10): H1Upstream {
-  const p = new H1Upstream(port, max);
+  const p = new H1Upstream({ port, maxConnections: max });
   closers.push(() => p.destroy());
   return p;
 }
@@ -151,6 +153,8 @@ describe("H1Upstream: connections", () => {
     // ECONNREFUSED is what the exchange marks as unreached; ECONNRESET/EPIPE would mean the dead socket was reused.
     expect((get.error as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
     expect((post.error as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
+    // The sink is told so too: a proxy in front of several pods may send either elsewhere.
+    expect([get.unsent, post.unsent]).toEqual([true, true]);
   });
 
   it("adds Host when the request has none and writes the request line as given", async () => {
@@ -206,7 +210,7 @@ describe("H1Upstream: a connection the app closes under a request", () => {
     expect(second.body).toBe("ok");
   });
 
-  it("does not replay a POST: 502-worthy error instead", async () => {
+  it("does not replay a POST: 502-worthy error instead, which may have reached the app", async () => {
     const port = await rawApp((n, socket) => {
       if (n === 1) socket.destroy();
       else socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -216,6 +220,7 @@ describe("H1Upstream: a connection the app closes under a request", () => {
     const body = Readable.from([Buffer.from("x")]);
     const out = await send(p, { method: "POST", headers: [], body, framing: 1 });
     expect(out.error).toBeDefined();
+    expect(out.unsent).toBe(false);
   });
 
   it("reports a response cut short after its head", async () => {
@@ -275,6 +280,30 @@ describe("H1Upstream: bodies", () => {
     expect(seen).toEqual([
       { te: "chunked", cl: undefined, body: "abcd" },
       { te: undefined, cl: "4", body: "wxyz" },
+    ]);
+    expect(app.connections()).toBe(1);
+  });
+
+  it("sends a body in hand with its head, framed by its length, and keeps the connection", async () => {
+    const seen: { cl?: string; body: string }[] = [];
+    const app = await countingApp((req, res) => {
+      let body = "";
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () => {
+        seen.push({ cl: req.headers["content-length"], body });
+        res.end("ok");
+      });
+    });
+    const p = pool(app.port);
+    const bytes = new TextEncoder().encode("héllo");
+    const first = await send(p, { method: "POST", body: bytes, framing: bytes.byteLength });
+    const second = await send(p, { method: "PUT", body: Buffer.from("abc"), framing: 3 });
+    expect([first.body, second.body]).toEqual(["ok", "ok"]);
+    expect(seen).toEqual([
+      { cl: "6", body: "héllo" },
+      { cl: "3", body: "abc" },
     ]);
     expect(app.connections()).toBe(1);
   });

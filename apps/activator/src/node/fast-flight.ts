@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { DeadlineExceededError } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import { APP_UNREACHED_HEADER } from "@thaw/protocol";
-import type { Agent, Dispatcher } from "undici";
+import { BODY_NONE, type H1Client, type ResponseFields, type UpstreamSink } from "@thaw/queue-proxy/http1";
 import type {
   ActivatorDeps,
   Lease,
@@ -13,7 +13,10 @@ import type {
 } from "../ports.js";
 import { errorResponse, serverTiming, TIMEOUT_BODY } from "../proxy-handler.js";
 import type { Telemetry } from "../telemetry.js";
-import { answerHeaders, forwardHeaders } from "./fast-headers.js";
+import { forwardFields, hasField } from "./fast-headers.js";
+
+/** A whole body up to this size goes out in the same write as the head (the queue-proxy's limit). */
+const COALESCE_BYTES = 16 * 1024;
 
 /** The counters the Node path keeps (the portable path's `Telemetry`). */
 export type FastPathTelemetry = Pick<Telemetry, "queued" | "rejected" | "replayed">;
@@ -21,7 +24,8 @@ export type FastPathTelemetry = Pick<Telemetry, "queued" | "rejected" | "replaye
 /** What every flight of one activator shares. */
 export interface FlightContext {
   deps: ActivatorDeps;
-  agent: Agent;
+  /** The keep-alive pools to the pods. */
+  client: H1Client;
   slow: (req: IncomingMessage, res: ServerResponse) => void;
   telemetry: FastPathTelemetry;
 }
@@ -30,12 +34,12 @@ export interface FlightContext {
 export type ParkingGate = RevisionGate & Required<Pick<RevisionGate, "tryAcquire" | "park">>;
 
 /**
- * One request on the Node path, from arrival to its answer's end: one object that is its own undici
- * dispatch handler and its own waiter in the throttler's queue, so a request waiting for a slot holds this,
- * its timer and its place in the queue (a ticket and a lease object) and nothing else: no promise, signal or
- * closure (issue 19: 10,000 held across 1,000 cold revisions).
+ * One request on the Node path, from arrival to its answer's end: one object that is its own sink for the
+ * HTTP/1 client to the pod and its own waiter in the throttler's queue, so a request waiting for a slot holds
+ * this, its timer and its place in the queue (a ticket and a lease object) and nothing else: no promise,
+ * signal or closure (issue 19: 10,000 held across 1,000 cold revisions).
  */
-export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
+export class Flight implements UpstreamSink, LeaseWaiter {
   readonly #c: FlightContext;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
@@ -48,7 +52,14 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
   #ticket: { cancel(): boolean } | undefined;
   /** Set from arrival until the wait for a slot ends: the request found no free slot. */
   #cold = false;
-  #controller: Dispatcher.DispatchController | undefined;
+  /** Cancels the forward (queued in the pod's pool, dialling or in flight). */
+  #abort: ((err?: Error) => void) | undefined;
+  /** Resumes the pod's connection after the client caught up. */
+  #resume: (() => void) | undefined;
+  /** Body bytes still to come when the pod gave a length (-1: unknown). */
+  #remaining = -1;
+  /** The answer's last bytes went out with `end` already. */
+  #ended = false;
   /** Set when the request found the revision cold: its answer carries Server-Timing. */
   #queuedMs: number | undefined;
   #sentAt = 0;
@@ -98,7 +109,7 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
     this.#lease = lease;
     // Like the portable path: a request that found the revision cold says where its time went.
     if (this.#cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
-    // Forward on a later tick: the grant may run inside the releasing request's own undici callback.
+    // Forward on a later tick: the grant may run inside the releasing request's own client callback.
     queueMicrotask(() => {
       if (!this.#done) this.#forward(lease);
     });
@@ -115,12 +126,16 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
     this.#cold = false;
     this.#sentAt = this.#c.deps.clock.now();
     const req = this.#req;
-    this.#c.agent.dispatch(
+    this.#c.client.dispatch(
+      lease.dest,
       {
-        origin: `http://${lease.dest}`,
+        method: req.method as string,
         path: req.url ?? "/",
-        method: req.method as "GET",
-        headers: forwardHeaders(req.headers, this.#key, this.#c.deps.passthroughLb),
+        headers: forwardFields(req.headers, this.#key, this.#c.deps.passthroughLb),
+        body: null,
+        // The fast path takes no body, and its methods expect none: no framing field, not even a
+        // `content-length: 0` the client sent (Go's proxy and undici drop it too).
+        framing: BODY_NONE,
       },
       this,
     );
@@ -150,12 +165,19 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
     if (this.#ticket?.cancel()) {
       this.#ticket = undefined;
       this.#refuse(new DeadlineExceededError());
-    } else this.#controller?.abort(new Error(TIMEOUT_BODY));
+      return;
+    }
+    if (this.#done) return;
+    this.#abort?.();
+    const res = this.#res;
+    if (!this.#started) res.writeHead(504, { "content-type": "text/plain; charset=utf-8" }).end(TIMEOUT_BODY);
+    else res.destroy(new Error(TIMEOUT_BODY));
+    this.#finish();
   }
 
   #closed(): void {
     if (this.#ticket?.cancel()) this.#ticket = undefined;
-    else if (!this.#res.writableFinished) this.#controller?.abort(new Error("client went away"));
+    else if (!this.#done) this.#abort?.(new Error("client went away"));
     this.#finish();
   }
 
@@ -168,55 +190,81 @@ export class Flight implements Dispatcher.DispatchHandler, LeaseWaiter {
     reporter.requestOut(this.#key, clock.now());
   }
 
-  onRequestStart(c: Dispatcher.DispatchController): void {
-    this.#controller = c;
+  /** The forward got no answer: the portable path decides (replay on another pod, or 502). */
+  #unanswered(): void {
+    const dest = (this.#lease as Lease).dest;
+    this.#finish();
+    this.#gate.reportFailure(dest);
+    this.#c.telemetry.replayed(this.#key);
+    this.#c.slow(this.#req, this.#res);
   }
 
-  onResponseStart(
-    c: Dispatcher.DispatchController,
-    statusCode: number,
-    up: Record<string, string | string[] | undefined>,
-  ): void {
-    if (statusCode === 502 && up[APP_UNREACHED_HEADER] !== undefined) {
-      // The app never got it: abort, and onResponseError hands it to the portable path's replay.
-      c.abort(new Error("the app refused the connection"));
-      return;
+  onConnect(abort: (err?: Error) => void): void {
+    this.#abort = abort;
+  }
+
+  startResponse(status: number, fields: ResponseFields): boolean {
+    if (this.#done) return false;
+    if (status === 502 && hasField(fields.list, APP_UNREACHED_HEADER)) {
+      // The pod's queue-proxy says the app never got it: drop this answer, replay on another pod.
+      this.#abort?.();
+      this.#unanswered();
+      return false;
     }
     this.#started = true;
-    const timing =
-      this.#queuedMs === undefined
-        ? undefined
-        : serverTiming(this.#gate, this.#arrived, this.#queuedMs, this.#c.deps.clock.now() - this.#sentAt);
-    this.#res.writeHead(statusCode, answerHeaders(up, timing));
-  }
-
-  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
-    // Back-pressure: a slow client pauses the pod's body instead of buffering it here.
-    if (!this.#res.write(chunk)) {
-      c.pause();
-      this.#res.once("drain", () => c.resume());
+    let headers = fields.list;
+    if (this.#queuedMs !== undefined) {
+      const timing = serverTiming(
+        this.#gate,
+        this.#arrived,
+        this.#queuedMs,
+        this.#c.deps.clock.now() - this.#sentAt,
+      );
+      headers = [...headers, "server-timing", timing];
     }
+    this.#remaining = fields.contentLength === "" ? -1 : Number(fields.contentLength);
+    this.#res.writeHead(status, headers);
+    return true;
   }
 
-  onResponseEnd(): void {
-    this.#res.end();
+  resumeWith(resume: () => void): void {
+    this.#resume = resume;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#done) return false;
+    // `chunk` is a view of the client's shared read buffer: what is written is a copy. A body that ends with
+    // this chunk goes out with `end`, which writes it and the head in one go; a small one as a latin1 string,
+    // which node:http appends to the head's string: one string write, no writev.
+    const res = this.#res;
+    if (chunk.length === this.#remaining) {
+      this.#remaining = 0;
+      this.#ended = true;
+      if (chunk.length <= COALESCE_BYTES) res.end(chunk.toString("latin1"), "latin1");
+      else res.end(Buffer.from(chunk));
+      return true;
+    }
+    if (this.#remaining > 0) this.#remaining -= chunk.length;
+    if (res.write(Buffer.from(chunk))) return true;
+    // Back-pressure: a slow client pauses the pod's connection instead of buffering its body here.
+    res.once("drain", () => this.#resume?.());
+    return false;
+  }
+
+  onComplete(): void {
+    if (this.#done) return;
+    if (!this.#ended) this.#res.end();
     this.#finish();
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
-    const res = this.#res;
-    if (!this.#started && !this.#expired && !res.destroyed) {
-      // No answer yet: let the portable path decide (replay on another pod, or 502).
-      const dest = (this.#lease as Lease).dest;
-      this.#finish();
-      this.#gate.reportFailure(dest);
-      this.#c.telemetry.replayed(this.#key);
-      this.#c.slow(this.#req, res);
+  onError(err: Error): void {
+    if (this.#done) return;
+    if (!this.#started && !this.#res.destroyed) {
+      this.#unanswered();
       return;
     }
-    if (!this.#started && this.#expired) {
-      res.writeHead(504, { "content-type": "text/plain; charset=utf-8" }).end(TIMEOUT_BODY);
-    } else res.destroy(err);
+    // Bytes of the answer went out already: all that can be done is to cut it.
+    this.#res.destroy(err);
     this.#finish();
   }
 }

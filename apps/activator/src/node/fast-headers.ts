@@ -1,51 +1,65 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { HOP_BY_HOP_HEADERS, passthroughLbHeaders, REVISION_HEADERS } from "@thaw/protocol";
+import {
+  Header,
+  HOP_BY_HOP_HEADERS,
+  PROXY_REQUEST_ACTIVATOR,
+  privateServiceHost,
+  REVISION_HEADERS,
+} from "@thaw/protocol";
 import type { RevisionKey } from "../ports.js";
 
-const SKIP_REQUEST = new Set([...HOP_BY_HOP_HEADERS, "host", ...REVISION_HEADERS]);
-const SKIP_RESPONSE = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "proxy-connection",
-  "trailer",
+/**
+ * Never copied from the client: hop-by-hop and revision headers, Host (the pod's, or the private service's
+ * with passthrough LB), the activator's own `K-Proxy-Request`, and Content-Length (the HTTP/1 client frames
+ * the request itself).
+ */
+const SKIP_REQUEST = new Set([
+  ...HOP_BY_HOP_HEADERS,
+  "host",
+  "content-length",
+  Header.proxyRequest,
+  ...REVISION_HEADERS,
 ]);
 
-/** The headers a warm forward sends the pod: hop-by-hop and revision headers out, the activator's in. */
-export function forwardHeaders(
+/**
+ * The fields a warm forward sends the pod, as the HTTP/1 client's flat [name, value, ...] list: the
+ * portable path's (`activatorUpstreamHeaders`), hop-by-hop and revision headers out, `K-Original-Host` and
+ * `K-Proxy-Request` in, and with passthrough LB the private service's Host and `K-Passthrough-Lb`.
+ * Node's parser has checked every name and value, so they go out as they came.
+ */
+export function forwardFields(
   h: IncomingHttpHeaders,
   key: RevisionKey,
   passthroughLb: boolean | undefined,
-): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
+): string[] {
+  const out: string[] = [];
+  const connection = h.connection;
+  // Fields the client's Connection header names are hop-by-hop too (RFC 9110 7.6.1).
+  const named = typeof connection === "string" && connection !== "" ? connectionNamed(connection) : null;
   for (const k in h) {
     const v = h[k];
-    if (v !== undefined && !SKIP_REQUEST.has(k)) headers[k] = v;
+    if (v === undefined || SKIP_REQUEST.has(k) || named?.has(k)) continue;
+    if (passthroughLb && k === Header.passthroughLb) continue;
+    if (typeof v === "string") out.push(k, v);
+    else for (const x of v) out.push(k, x);
   }
-  for (const c of (typeof h.connection === "string" ? h.connection : "").split(","))
-    delete headers[c.trim().toLowerCase()];
-  if (!headers["k-original-host"] && h.host) headers["k-original-host"] = h.host;
-  headers["k-proxy-request"] = "activator";
-  // undici sends a `host` entry as the Host header instead of the origin's.
-  if (passthroughLb) {
-    for (const [k, v] of passthroughLbHeaders(new Headers(), key)) headers[k] = v;
-  }
-  return headers;
+  const original = named?.has(Header.originalHost) ? undefined : h[Header.originalHost];
+  if (!original && h.host) out.push(Header.originalHost, h.host);
+  out.push(Header.proxyRequest, PROXY_REQUEST_ACTIVATOR);
+  if (passthroughLb) out.push("host", privateServiceHost(key), Header.passthroughLb, "true");
+  return out;
 }
 
-/** The pod's response headers minus hop-by-hop ones, with `timing` appended to Server-Timing if given. */
-export function answerHeaders(
-  up: Record<string, string | string[] | undefined>,
-  timing: string | undefined,
-): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const k in up) {
-    const v = up[k];
-    if (v !== undefined && !SKIP_RESPONSE.has(k)) out[k] = v;
-  }
-  if (timing !== undefined) {
-    const had = out["server-timing"];
-    out["server-timing"] = had === undefined ? timing : [...(Array.isArray(had) ? had : [had]), timing];
-  }
-  return out;
+/** The lower-case names a Connection header lists. */
+function connectionNamed(value: string): Set<string> | null {
+  const lower = value.toLowerCase();
+  // `keep-alive` and `close` name no field: skip the set for them.
+  if (lower === "keep-alive" || lower === "close") return null;
+  return new Set(lower.split(",").map((t) => t.trim()));
+}
+
+/** Whether a flat [name, value, ...] list has a field `lower` (compared without case). */
+export function hasField(fields: readonly string[], lower: string): boolean {
+  for (let i = 0; i < fields.length; i += 2) if ((fields[i] as string).toLowerCase() === lower) return true;
+  return false;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Agent } from "undici";
+import type { H1Client } from "@thaw/queue-proxy/http1";
 import type { ActivatorDeps, RevisionConfig } from "../ports.js";
 import { type FastPathTelemetry, Flight, type ParkingGate } from "./fast-flight.js";
 
@@ -7,7 +7,7 @@ const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
 
 /**
  * The easy requests on Node: revision headers, no body, no probe header, no per-request timer other than the
- * total. They are piped straight between node:http and the undici pool, skipping the Web Request/Response
+ * total. They are piped straight between node:http and the HTTP/1 client's pools, skipping the Web Request/Response
  * bridge and Hono. One that finds no free slot waits here, parked as its (req, res) and one Flight in the
  * throttler's queue, and is forwarded once a slot is granted; a held request so costs little more than its
  * socket (issue 19: 10,000 held across 1,000 cold revisions). Anything else, and a forward that fails before
@@ -16,11 +16,11 @@ const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
  */
 export function createFastPath(
   deps: ActivatorDeps,
-  agent: Agent,
+  client: H1Client,
   slow: (req: IncomingMessage, res: ServerResponse) => void,
   telemetry: FastPathTelemetry,
 ) {
-  const context = { deps, agent, slow, telemetry };
+  const context = { deps, client, slow, telemetry };
   return function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
     const h = req.headers;
     const namespace = h["knative-serving-namespace"];

@@ -1,4 +1,4 @@
-/** @thaw/activator/node: the Node runtime pieces (server, config, undici pool, websocket stats). */
+/** @thaw/activator/node: the Node runtime pieces (server, config, HTTP/1 pools to the pods, websocket stats). */
 export {
   type ActivatorConfig,
   type ConfigIssue,
@@ -6,11 +6,16 @@ export {
   readConfig,
   type StaticRevision,
 } from "./config.js";
+export {
+  activatorDialPolicy,
+  createH1Forwarder,
+  type H1Forwarder,
+  type PoolOptions,
+} from "./h1-forwarder.js";
 export { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
 export { acceptH2c } from "./h2c-accept.js";
 export { jsonLogger } from "./json-logger.js";
 export { type ActivatorMetricSources, createMetrics } from "./metrics.js";
 export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
-export { createUndiciForwarder, type PoolOptions } from "./undici-forwarder.js";
 export { handleUpgrade } from "./upgrade.js";
 export { wsStatTransport } from "./ws-stat-transport.js";

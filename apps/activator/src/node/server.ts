@@ -26,12 +26,13 @@ import { httpStatTransport, StatPump } from "../stat-pump.js";
 import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
 import { Telemetry } from "../telemetry.js";
 import type { ActivatorConfig } from "./config.js";
+import { closeDepartedPods } from "./departed-pods.js";
 import { createFastPath } from "./fast-path.js";
+import { createH1Forwarder } from "./h1-forwarder.js";
 import { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
 import { acceptH2c } from "./h2c-accept.js";
 import { createMetrics } from "./metrics.js";
 import { createProbeFetch } from "./probe-fetch.js";
-import { createUndiciForwarder } from "./undici-forwarder.js";
 import { handleUpgrade } from "./upgrade.js";
 import { wsStatTransport } from "./ws-stat-transport.js";
 
@@ -91,11 +92,11 @@ export async function startActivator(
         config: cfg,
       })),
     );
-  const pool = o.forward ? undefined : createUndiciForwarder();
+  const pool = o.forward ? undefined : createH1Forwarder();
   const forward = o.forward ?? (pool as NonNullable<typeof pool>).forward;
-  // undici is loaded already (Node's global fetch loads lazily and slows the first probe by ~100 ms), and
-  // its `request` sends the passthrough-LB probe's Host, which fetch replaces with the URL's.
-  const probeFetch = createProbeFetch(pool?.agent);
+  // Probes share the pods' keep-alive pools (pools of their own when the caller brought a forwarder).
+  const probes = pool ?? createH1Forwarder();
+  const probeFetch = createProbeFetch(probes.client);
   // Without a scaler to poke (in a cluster), a revision found cold is reported to the autoscaler as one
   // request, the cold-start poke the reporter sends for a first proxied request: a request held by the
   // hook waits in /v1/activate and reaches no other counter.
@@ -118,6 +119,7 @@ export async function startActivator(
         passthroughLb: config.passthroughLb,
       });
   const coordinator = o.coordinator ?? (local as LocalCoordinator);
+  const stopPools = pool ? closeDepartedPods(coordinator, pool.client) : undefined;
   const stopPeers =
     local && o.peers ? o.peers.subscribe((ips) => local.setActivators(ips, o.peers?.self ?? "")) : undefined;
   const pump =
@@ -165,7 +167,7 @@ export async function startActivator(
     pool && !o.tracer
       ? createFastPath(
           { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
-          pool.agent,
+          pool.client,
           slow,
           telemetry,
         )
@@ -241,10 +243,11 @@ export async function startActivator(
   const stopParts = async () => {
     reporter.stop();
     stopPeers?.();
+    stopPools?.();
     o.onClose?.();
     coordinator.close();
     pump?.close();
-    await pool?.close();
+    await probes.close();
     pods.close();
   };
   const closeServer = () =>
