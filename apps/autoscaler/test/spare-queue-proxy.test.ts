@@ -52,6 +52,13 @@ describe("spare queue-proxy (real thaw-queue-proxy and app processes)", () => {
   afterAll(() => scaler.close(), 30_000);
   scaler.register(spec);
 
+  it("sparesWaiting() resolves once the spare queue-proxy is warm and waiting, titled thaw-spare-qp", async () => {
+    await scaler.sparesWaiting();
+    const spare = scaler.spare?.pid as number;
+    expect(cmdline(spare)).toMatch(/^thaw-spare-qp/);
+    expect(scaler.spareLauncher?.pid).toBeGreaterThan(0);
+  });
+
   it("a cold start takes the spare started at register, and a new spare follows once the pod is ready", async () => {
     const spare = await until(() => scaler.spare?.pid, 5000);
     await scaler.scale(rev, 1);

@@ -8,6 +8,18 @@ import { type Stack, startStack } from "./stack.js";
 import { loadAndCheck } from "./validate.js";
 import { warmUp } from "./warm-up.js";
 
+/** How long `thaw up` waits at start-up for its spares before it says it listens. */
+const SPARES_WAIT_MS = 2000;
+
+/** `p`, or nothing after `ms`. */
+function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([p.then(() => {}), bound]).finally(() => clearTimeout(timer));
+}
+
 /** Set to `0`, `thaw up` skips its start-up warm-up (warm-up.ts). */
 export const WARM_UP_ENV = "THAW_UP_WARM_UP";
 /** Set to `1`, `thaw up` prints debug lines on stderr (so far: why a start-up warm-up failed). */
@@ -75,6 +87,10 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       ? { answered: Promise.resolve(), closed: Promise.resolve() }
       : warmUp(process.env[DEBUG_ENV] === "1" ? { debug: (l) => err(`thaw up: ${l}`) } : {});
   await warming.answered;
+  // And the spare queue-proxy and app launcher warm and waiting (the queue-proxy's own warm-up ends some
+  // 100-250 ms after thaw up's here), so a cold start right after the listening line does not share the CPU
+  // with a booting spare. Bounded too.
+  await boundedWait(stack.scaler.sparesWaiting(), SPARES_WAIT_MS);
   // Both formats come from the dashboard's records, so the terminal, the logs and the page agree.
   if (opts.logFormat === "json") {
     const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });

@@ -13,7 +13,7 @@ import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
 import { formatIssues, parseConfig } from "./config.js";
 import { startQueueProxy } from "./queue-proxy.js";
 import { readiness } from "./readiness.js";
-import { readSpareEnv, SPARE_ENV } from "./spare.js";
+import { readSpareEnv, SPARE_ENV, SPARE_WAITING_LINE } from "./spare.js";
 import { warmRequestPath } from "./warm-up.js";
 
 /** The JSON request log on stdout (c.7). */
@@ -35,6 +35,7 @@ async function adoptSpareEnv(): Promise<void> {
   await warmRequestPath();
   // A waiting spare is no pod's queue-proxy yet: `ps` (and /proc/<pid>/cmdline) tell them apart.
   process.title = "thaw-spare-qp";
+  process.stdout.write(`${SPARE_WAITING_LINE}\n`);
   const got = await readSpareEnv(process.stdin);
   if (got === undefined) process.exit(0);
   if (!got.ok) {

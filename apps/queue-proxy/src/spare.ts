@@ -1,7 +1,15 @@
 import { createInterface } from "node:readline";
 
+/**
+ * Spare mode's protocol, between a supervisor (thaw up's local scaler) and a queue-proxy it starts ahead of
+ * a pod. Exported as `@thaw/queue-proxy/spare`, which loads nothing else of the queue-proxy.
+ */
+
 /** Set to `1`, the queue-proxy starts as a spare: modules loaded, nothing bound, its pod's env on stdin. */
 export const SPARE_ENV = "THAW_QUEUE_PROXY_SPARE";
+
+/** The stdout line a spare writes once it is warm and waits for its env: a cold start taking it now pays no boot. */
+export const SPARE_WAITING_LINE = '{"msg":"thaw-queue-proxy spare waiting"}';
 
 /**
  * The pod environment a spare waits for: the first stdin line, a JSON object of string values, or the

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SPARE_WAITING_LINE } from "../src/spare.js";
 import { BIN, baseEnv, get, startBackend, until } from "./helpers.js";
 
 type Backend = Awaited<ReturnType<typeof startBackend>>;
@@ -13,16 +14,23 @@ afterAll(async () => {
   await backend.close();
 });
 
-/** The binary in spare mode with only PATH inherited (no pod env at all); its stderr collected. */
-function spare(): { child: ChildProcess; err: () => string; exit: Promise<number | null> } {
+/** The binary in spare mode with only PATH inherited (no pod env at all); its stdout and stderr collected. */
+function spare(): {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  exit: Promise<number | null>;
+} {
   const child = spawn(process.execPath, [BIN], {
     env: { PATH: process.env["PATH"] ?? "", THAW_QUEUE_PROXY_SPARE: "1" },
-    stdio: ["pipe", "ignore", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  let out = "";
   let err = "";
+  child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (err += d));
   const exit = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, err: () => err, exit };
+  return { child, out: () => out, err: () => err, exit };
 }
 
 const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "latin1");
@@ -52,7 +60,9 @@ describe("thaw-queue-proxy spare mode (real process)", () => {
     const s = spare();
     try {
       const pid = s.child.pid as number;
-      await until(() => cmdline(pid).startsWith("thaw-spare-qp"), 10_000);
+      // It says when it is warm and waiting (its supervisor holds the listening line for that).
+      await until(() => s.out().includes(`${SPARE_WAITING_LINE}\n`), 10_000);
+      expect(cmdline(pid)).toMatch(/^thaw-spare-qp/);
       // Waiting: it has no pod env, yet neither fails nor listens.
       expect(s.err()).toBe("");
       expect(listening(pid)).toBe(0);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { SPARE_ENV, SPARE_WAITING_LINE } from "@thaw/queue-proxy/spare";
 import { type Logger, silentLogger } from "../../logger.js";
 import { keyOf, type RevisionKey } from "../../revision.js";
 import type { PodInfo, Scaler } from "../scaler.js";
@@ -10,9 +11,6 @@ import { KNATIVE_DRAIN_QUIET_PERIOD_MS, type LocalServiceSpec } from "./pod-env.
 import { Reaper } from "./reaper.js";
 import { Spare } from "./spare.js";
 import { launcherCommand } from "./spare-launcher.js";
-
-/** The variable that starts `thaw-queue-proxy` in spare mode (apps/queue-proxy/README.md). */
-const SPARE_ENV = "THAW_QUEUE_PROXY_SPARE";
 
 /** Options of {@link LocalScaler}. */
 export interface LocalScalerOptions {
@@ -84,6 +82,11 @@ export class LocalScaler implements Scaler {
     return this.#spare;
   }
 
+  /** Resolves once the spares are warm and waiting (at once when there are none): the next cold start is fast. */
+  sparesWaiting(): Promise<void> {
+    return Promise.all([this.#spare?.waiting(), this.#launcher?.spare.waiting()]).then(() => {});
+  }
+
   /** The spare app launcher, when on (tests read `taken` and `pid`). */
   get spareLauncher(): Spare | undefined {
     return this.#launcher?.spare;
@@ -123,6 +126,7 @@ export class LocalScaler implements Scaler {
         what: "spare queue-proxy",
         command: this.#queueProxyCommand,
         env: { ...(this.#o.baseEnv ?? process.env), [SPARE_ENV]: "1" },
+        waitingLine: SPARE_WAITING_LINE,
         logger: this.#o.logger,
         restartDelayMs: this.#o.restartDelayMs,
       });

@@ -14,6 +14,8 @@ export interface SpareOptions {
   restartDelayMs?: number;
   /** Spares in a row that die while waiting before spares are given up (default 3): spawning stays. */
   maxCrashes?: number;
+  /** The output line by which a spare says it is warm and waiting; without one, a spare waits once spawned. */
+  waitingLine?: string;
 }
 
 type LineSink = (line: string) => void;
@@ -28,7 +30,7 @@ type LineSink = (line: string) => void;
  */
 export class Spare {
   readonly #o: SpareOptions;
-  #child: { proc: GroupChild; setSink: (s: LineSink) => void } | undefined;
+  #child: { proc: GroupChild; setSink: (s: LineSink) => void; waiting: Promise<void> } | undefined;
   #crashes = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -48,19 +50,38 @@ export class Spare {
     return this.#child?.proc.alive ? this.#child.proc.pid : undefined;
   }
 
+  /**
+   * Resolves once the current spare is warm and waiting, or is gone, or when there is none: what a caller
+   * that wants the next cold start fast (thaw up before its listening line) waits for.
+   */
+  waiting(): Promise<void> {
+    return this.#child?.waiting ?? Promise.resolve();
+  }
+
   /** Starts a spare unless one is waiting (idempotent; no-op once closed or given up). */
   warm(): void {
     if (this.#closed || this.#child || this.#timer || this.#crashes >= (this.#o.maxCrashes ?? 3)) return;
-    const { what, logger } = this.#o;
+    const { what, logger, waitingLine } = this.#o;
     let sink: LineSink | undefined;
+    let isWaiting = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      isWaiting = resolve;
+    });
+    if (waitingLine === undefined) isWaiting();
     const proc = spawnGroup(this.#o.command, {
       env: { ...this.#o.env },
       stdin: true,
-      // Lines before the take (a crash report) are logged; after it they are the pod's.
-      onLine: (_s, line) => (sink ? sink(line) : logger.warn(what, { pid: proc.pid, line })),
+      // Lines before the take are logged (a crash report), but the waiting line; after it they are the pod's.
+      onLine: (_s, line) => {
+        if (sink) sink(line);
+        else if (line === waitingLine) isWaiting();
+        else logger.warn(what, { pid: proc.pid, line });
+      },
     });
+    void proc.exited.then(() => isWaiting());
     const child = {
       proc,
+      waiting,
       setSink: (s: LineSink) => {
         sink = s;
       },
