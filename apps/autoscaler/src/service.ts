@@ -32,7 +32,7 @@ export interface AutoscalerServiceOptions {
   clock: Clock;
   /** [0, 1); chooses the pods to scrape. */
   random?: () => number;
-  /** Fetches one pod's Stat (default: {@link httpScrapeStat}, node:http with keep-alive). */
+  /** Fetches one pod's Stat (default: {@link httpScrapeStat}, the queue-proxy's keep-alive HTTP/1.1 client). */
   scrape?: (url: string) => Promise<ScrapeResult>;
   /** P3: does the activator answer for this revision? Scale to zero waits for it (default: yes, in process). */
   probeActivator?: (rev: RevisionKey) => Promise<boolean>;
