@@ -1,53 +1,21 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  BODY_NONE,
-  fieldList,
-  H1Client,
-  H1Upstream,
-  KNATIVE_DIAL_POLICY,
-  splitHostPort,
-  type UpstreamSink,
-} from "../src/http1.js";
-import { until } from "./helpers.js";
+import { BODY_NONE, H1Client, H1Upstream, KNATIVE_DIAL_POLICY, splitHostPort } from "../src/http1.js";
+import { collect, type Outcome, until } from "./helpers.js";
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-interface Outcome {
-  status: number;
-  headers: string[];
-  body: string;
-  error?: Error;
-  unsent?: boolean | undefined;
-}
-
 type Target = Pick<H1Client, "dispatch">;
 
 /** GET `path` from `dest` through `client`; resolves with what the sink saw. */
 function get(client: Target, dest: string, path = "/", headers: string[] = []): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const out: Outcome = { status: 0, headers: [], body: "" };
-    const sink: UpstreamSink = {
-      onConnect: () => {},
-      startResponse: (status, fields) => {
-        out.status = status;
-        out.headers = [...fieldList(fields)];
-        return true;
-      },
-      onData: (chunk) => {
-        out.body += chunk.toString("latin1");
-        return true;
-      },
-      onComplete: () => resolve(out),
-      onError: (err, unsent) => resolve({ ...out, error: err, unsent }),
-      resumeWith: () => {},
-    };
-    client.dispatch(dest, { method: "GET", path, headers, body: null, framing: BODY_NONE }, sink);
-  });
+  return collect((sink) =>
+    client.dispatch(dest, { method: "GET", path, headers, body: null, framing: BODY_NONE }, sink),
+  );
 }
 
 /** An app that answers with its port and the Host it saw, and counts its open connections. */

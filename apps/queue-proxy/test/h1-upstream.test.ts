@@ -5,51 +5,22 @@ import net from "node:net";
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { H1Upstream, type UpstreamRequest } from "../src/h1-upstream.js";
-import type { UpstreamSink } from "../src/ports.js";
 import { BODY_CHUNKED, BODY_NONE } from "../src/ports.js";
-import { fieldList } from "../src/response-fields.js";
-import { get, startInProcess, until } from "./helpers.js";
+import { collect, get, type Outcome, startInProcess, until } from "./helpers.js";
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-/** What a sink saw of one response. */
-interface Outcome {
-  status: number;
-  headers: string[];
-  body: string;
-  error?: Error;
-  /** What `onError` said of the request: true = no byte of it can have reached the app. */
-  unsent?: boolean | undefined;
-}
-
 /** Sends one request through `pool` and resolves with what came back. */
 function send(pool: H1Upstream, req: Partial<UpstreamRequest> = {}): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const out: Outcome = { status: 0, headers: [], body: "" };
-    const sink: UpstreamSink = {
-      onConnect: () => {},
-      startResponse: (status, headers) => {
-        out.status = status;
-        // An app's fields are only readable during the call: take a copy.
-        out.headers = [...fieldList(headers)];
-        return true;
-      },
-      onData: (chunk) => {
-        out.body += chunk.toString("latin1");
-        return true;
-      },
-      onComplete: () => resolve(out),
-      onError: (err, unsent) => resolve({ ...out, error: err, unsent }),
-      resumeWith: () => {},
-    };
+  return collect((sink) =>
     pool.dispatch(
       { method: "GET", path: "/", headers: ["host", "app"], body: null, framing: BODY_NONE, ...req },
       sink,
-    );
-  });
+    ),
+  );
 }
 
 async function listen(server: net.Server): Promise<number> {

@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 import { systemClock } from "@thaw/clock";
 import type { QueueProber } from "@thaw/protocol";
 import { parseConfig, type QueueProxyConfig } from "../src/config.js";
+import type { UpstreamSink } from "../src/ports.js";
 import { type RunningQueueProxy, startQueueProxy } from "../src/queue-proxy.js";
+import { fieldList } from "../src/response-fields.js";
 
 /** The built bin, run as a child process where process behaviour (exit codes, signals) matters. */
 export const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -232,4 +234,36 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 5000): 
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("condition not met in time");
+}
+
+/** What an upstream sink saw of one response (h1-upstream and h1-client tests). */
+export interface Outcome {
+  status: number;
+  headers: string[];
+  body: string;
+  error?: Error;
+  /** What `onError` said of the request: true = no byte of it can have reached the app. */
+  unsent?: boolean | undefined;
+}
+
+/** Runs `dispatch` with a sink that records the response (head fields copied: a view is valid only in the call). */
+export function collect(dispatch: (sink: UpstreamSink) => void): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const out: Outcome = { status: 0, headers: [], body: "" };
+    dispatch({
+      onConnect: () => {},
+      startResponse: (status, headers) => {
+        out.status = status;
+        out.headers = [...fieldList(headers)];
+        return true;
+      },
+      onData: (chunk) => {
+        out.body += chunk.toString("latin1");
+        return true;
+      },
+      onComplete: () => resolve(out),
+      onError: (err, unsent) => resolve({ ...out, error: err, unsent }),
+      resumeWith: () => {},
+    });
+  });
 }

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Backend, freePort, startBackend } from "../../test/backends.js";
 import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "../ports.js";
 import { createH1Forwarder, type H1Forwarder } from "./h1-forwarder.js";
 
@@ -9,53 +10,18 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** What the pod saw of one request. */
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingMessage["headers"];
-  body: string;
-}
-
+/** A pod (test/backends.ts) that also counts the connections it accepted and holds open. */
 async function pod(handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, r) => r.end("ok")) {
-  const seen: Seen[] = [];
+  const backend = await startBackend((req, res) => handler(req, res));
+  cleanup.push(() => backend.close());
   const open = new Set<Socket>();
   let accepted = 0;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("latin1");
-    req.on("data", (d: string) => {
-      body += d;
-    });
-    req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-      handler(req, res);
-    });
-  });
-  server.on("connection", (s) => {
+  backend.server.on("connection", (s) => {
     accepted++;
     open.add(s);
     s.once("close", () => open.delete(s));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  cleanup.push(
-    () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  );
-  const dest = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { dest, seen, open: () => open.size, accepted: () => accepted };
-}
-
-/** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  return { dest: backend.addr, seen: backend.seen, open: () => open.size, accepted: () => accepted };
 }
 
 function forwarder(): H1Forwarder {
@@ -129,7 +95,7 @@ describe("createH1Forwarder: requests", () => {
         : row.body;
     const res = await f.forward(p.dest, request({ method: row.method, path: "/p?q=1", headers, body }));
     expect([res.status, await text(res)]).toEqual([200, "ok"]);
-    const seen = p.seen[0] as Seen;
+    const seen = p.seen[0] as Backend["seen"][number];
     expect([seen.method, seen.url, seen.body]).toEqual([row.method, "/p?q=1", row.want]);
     expect(seen.headers["content-length"]).toBe("cl" in row ? row.cl : undefined);
     expect(seen.headers["transfer-encoding"]).toBe("te" in row ? row.te : undefined);

@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { startBackend } from "../../test/backends.js";
 import { createH1Forwarder } from "./h1-forwarder.js";
 import { createProbeFetch } from "./probe-fetch.js";
 
@@ -9,24 +8,17 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A pod whose answer the test picks by path. */
+/** A pod (test/backends.ts, which answers the queue probe) whose answer the test picks by path. */
 async function pod(): Promise<string> {
-  const server = createServer((req, res) => {
+  const backend = await startBackend((req, res) => {
     if (req.url === "/healthz") res.end("queue");
     else if (req.url === "/host") res.end(req.headers.host);
     else if (req.url === "/empty") res.writeHead(204).end();
     else if (req.url === "/huge") res.end("x".repeat(100 * 1024));
     // "/never": no answer
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  cleanup.push(
-    () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  );
-  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanup.push(() => backend.close());
+  return backend.addr;
 }
 
 function probeFetch() {
