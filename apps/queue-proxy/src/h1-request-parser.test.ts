@@ -169,6 +169,24 @@ describe("H1RequestParser: requests, split at every byte", () => {
     expect(text.subarray(used).toString()).toBe("GET /2 HTTP/1.1\r\n");
     expect(p.busy).toBe(false);
   });
+
+  // Heads are searched byte by byte up to 512 bytes, then by Buffer.indexOf: the end must be found on
+  // either side of that line and across it, with a pipelined request behind it in the same read.
+  it.each([400, 505, 506, 507, 508, 509, 510, 511, 512, 520, 3000])(
+    "finds the end of a %i-byte head (blank line included), in one read",
+    (at) => {
+      const fixed = "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: \r\n";
+      const head = `GET / HTTP/1.1\r\nHost: a\r\nX-Pad: ${"p".repeat(at - fixed.length)}\r\n`;
+      expect(head.length).toBe(at);
+      const next = "GET /2 HTTP/1.1\r\nhost: a\r\n\r\n";
+      const { requests, rest } = parse([Buffer.from(`${head}\r\n${next}`, "latin1")]);
+      expect(rest).toBe("");
+      expect(requests.map((r) => [r.target, r.rawHeaders.at(-1)?.length])).toEqual([
+        ["/", at - fixed.length],
+        ["/2", 1],
+      ]);
+    },
+  );
 });
 
 const refusals: { name: string; text: string; status: number; message: RegExp }[] = [
