@@ -75,3 +75,10 @@ export function fieldNameId(buf: Buffer, from: number, to: number): number {
       return OTHER;
   }
 }
+
+/** `buf[from, to)` holds exactly the latin1 text `s`. */
+export function sameText(buf: Buffer, from: number, to: number, s: string): boolean {
+  if (to - from !== s.length) return false;
+  for (let i = 0; i < s.length; i++) if (buf[from + i] !== s.charCodeAt(i)) return false;
+  return true;
+}

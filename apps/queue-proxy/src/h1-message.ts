@@ -15,6 +15,7 @@ import {
   KEEP_ALIVE,
   OTHER,
   sameName,
+  sameText,
   TRANSFER_ENCODING,
   UPGRADE,
 } from "./h1-field-names.js";
@@ -61,6 +62,9 @@ export abstract class H1MessageParser {
   protected connection = "";
   /** The last `Keep-Alive` value. */
   protected keepAliveValue = "";
+  private lastKeepAlive = "";
+  /** The last small head's field list ([] when none): its strings are reused where the next one repeats them. */
+  protected recent: readonly string[] = NO_TOKENS;
   /** Request-side fields: `Expect`, `Upgrade` present, how many `Host`. */
   protected expect = "";
   protected upgradeField = false;
@@ -314,7 +318,11 @@ export abstract class H1MessageParser {
           break;
         }
         case KEEP_ALIVE:
-          this.keepAliveValue = buf.toString("latin1", vs, ve);
+          // An app sends the same value on every response: the last string is reused when the bytes match.
+          this.keepAliveValue = sameText(buf, vs, ve, this.lastKeepAlive)
+            ? this.lastKeepAlive
+            : buf.toString("latin1", vs, ve);
+          this.lastKeepAlive = this.keepAliveValue;
           break;
         case EXPECT:
           this.expect = buf.toString("latin1", vs, ve).toLowerCase();
@@ -331,7 +339,19 @@ export abstract class H1MessageParser {
       }
       if (dropHopByHop && id !== OTHER && (HOP_BY_HOP_IDS & (1 << id)) !== 0) continue;
       if (fields !== null) {
-        fields.push(buf.toString("latin1", from, colon), buf.toString("latin1", vs, ve));
+        // A client repeats most of its fields from one request to the next: where the bytes match the
+        // string in the same place last time, it is reused instead of copied out again.
+        const at = fields.length;
+        const r = this.recent;
+        const name =
+          at < r.length && sameText(buf, from, colon, r[at] as string)
+            ? (r[at] as string)
+            : buf.toString("latin1", from, colon);
+        const value =
+          at + 1 < r.length && sameText(buf, vs, ve, r[at + 1] as string)
+            ? (r[at + 1] as string)
+            : buf.toString("latin1", vs, ve);
+        fields.push(name, value);
         continue;
       }
       if (vs !== colon + 2 || buf[colon + 1] !== 0x20 || ve !== lineEnd) this.canonical = false;

@@ -170,6 +170,26 @@ describe("H1RequestParser: requests, split at every byte", () => {
     expect(p.busy).toBe(false);
   });
 
+  it("reads each request's own fields and target where they differ from the last one's by a byte", () => {
+    const text = [
+      "GET /a HTTP/1.1\r\nHost: app\r\nX-Id: 1\r\n\r\n",
+      "GET /a HTTP/1.1\r\nHost: app\r\nX-Id: 1\r\n\r\n",
+      "GET /b HTTP/1.1\r\nHost: apq\r\nX-Id: 2\r\n\r\n",
+      "GET /b HTTP/1.1\r\nhost: apq\r\nX-ID: 2\r\nX-More: 3\r\n\r\n",
+      "GET /bb HTTP/1.1\r\nX-ID: 2\r\nhost: apq\r\n\r\n",
+    ].join("");
+    for (const pieces of splits(text)) {
+      const { requests } = parse(pieces);
+      expect(requests.map((r) => [r.target, ...r.rawHeaders])).toEqual([
+        ["/a", "Host", "app", "X-Id", "1"],
+        ["/a", "Host", "app", "X-Id", "1"],
+        ["/b", "Host", "apq", "X-Id", "2"],
+        ["/b", "host", "apq", "X-ID", "2", "X-More", "3"],
+        ["/bb", "X-ID", "2", "host", "apq"],
+      ]);
+    }
+  });
+
   // Heads are searched byte by byte up to 512 bytes, then by Buffer.indexOf: the end must be found on
   // either side of that line and across it, with a pipelined request behind it in the same read.
   it.each([400, 505, 506, 507, 508, 509, 510, 511, 512, 520, 3000])(

@@ -4,6 +4,7 @@
  * request, so the bytes of a pipelined next request wait until the current one is answered.
  */
 import { METHODS } from "node:http";
+import { sameText } from "./h1-field-names.js";
 import { H1MessageParser } from "./h1-message.js";
 import { byteIndex, TCHAR } from "./h1-syntax.js";
 import { BODY_CHUNKED, BODY_NONE } from "./ports.js";
@@ -30,6 +31,8 @@ export class ClientProtocolError extends Error {
 }
 
 const NO_FIELDS: string[] = [];
+/** Heads up to this size keep their strings for the connection's next request (`recent`). */
+const RECENT_HEAD_BYTES = 2048;
 
 /** The methods llhttp knows (it refuses any other); CONNECT is refused separately. */
 const KNOWN_METHODS = new Set(METHODS);
@@ -176,7 +179,9 @@ export class H1RequestParser extends H1MessageParser {
       throw this.error(`unknown method ${JSON.stringify(method)}`);
     }
     this.http10 = minor === 0;
-    this.target = buf.toString("latin1", sp1 + 1, sp2);
+    this.target = sameText(buf, sp1 + 1, sp2, this.target)
+      ? this.target
+      : buf.toString("latin1", sp1 + 1, sp2);
     // Origin-form and `*` as llhttp reads them; absolute-form only in the shape its URL parser takes for sure.
     const first = buf[sp1 + 1];
     if (first !== 0x2f && first !== 0x2a && !ABSOLUTE_FORM.test(this.target)) {
@@ -185,6 +190,8 @@ export class H1RequestParser extends H1MessageParser {
     const fields: string[] = [];
     this.parseFields(buf, eol + 2, end, fields, false);
     this.rawHeaders = fields;
+    // Only a small head is kept for the next one to reuse: an idle connection must not hold a large one.
+    this.recent = end <= RECENT_HEAD_BYTES ? fields : NO_FIELDS;
     if (this.hosts === 0 && !this.http10) throw this.error("missing required Host header");
     if (this.hosts > 1) throw this.error("more than one Host header is not supported");
     if (this.expect !== "" && this.expect !== "100-continue") {
