@@ -19,7 +19,7 @@ import {
   TRANSFER_ENCODING,
   UPGRADE,
 } from "./h1-field-names.js";
-import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG, VCHAR } from "./h1-syntax.js";
+import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG } from "./h1-syntax.js";
 
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
@@ -266,7 +266,10 @@ export abstract class H1MessageParser {
       while (colon < end && TCHAR[buf[colon] as number] === 1) colon++;
       if (colon === pos || colon === end || buf[colon] !== 0x3a) throw this.badLine(buf, pos, end);
       let lineEnd = colon + 1;
-      while (lineEnd < end && VCHAR[buf[lineEnd] as number] === 1) lineEnd++;
+      // VCHAR without a table: HTAB, or SP and above except DEL.
+      for (let b = buf[lineEnd] as number; lineEnd < end; b = buf[++lineEnd] as number) {
+        if (b < 0x20 ? b !== 0x09 : b === 0x7f) break;
+      }
       if (lineEnd < end && (buf[lineEnd] !== 0x0d || buf[lineEnd + 1] !== 0x0a)) {
         throw this.badLine(buf, pos, end);
       }
@@ -431,8 +434,12 @@ const SHORT_HEAD = 512;
  */
 function headEnd(data: Buffer): number {
   const stop = Math.min(data.length, SHORT_HEAD) - 3;
-  for (let i = 0; i < stop; i++) {
-    if (data[i] === 0x0d && data[i + 1] === 0x0a && data[i + 2] === 0x0d && data[i + 3] === 0x0a) return i;
+  for (let i = 0; i < stop; ) {
+    const b = data[i + 3];
+    // A byte that is neither CR nor LF cannot lie in a CRLFCRLF starting at any of the next four places.
+    if (b !== 0x0a && b !== 0x0d) i += 4;
+    else if (data[i] === 0x0d && data[i + 1] === 0x0a && data[i + 2] === 0x0d && b === 0x0a) return i;
+    else i++;
   }
   return data.length <= SHORT_HEAD ? -1 : data.indexOf(CRLF_CRLF, Math.max(0, stop));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ClientProtocolError, H1RequestParser } from "./h1-request-parser.js";
+import { VCHAR } from "./h1-syntax.js";
 
 interface Request {
   method: string;
@@ -187,6 +188,24 @@ describe("H1RequestParser: requests, split at every byte", () => {
         ["/b", "host", "apq", "X-ID", "2", "X-More", "3"],
         ["/bb", "X-ID", "2", "host", "apq"],
       ]);
+    }
+  });
+
+  it("takes exactly the field-value bytes of VCHAR inside a value", () => {
+    for (let b = 0; b < 256; b++) {
+      const text = Buffer.concat([
+        Buffer.from("GET / HTTP/1.1\r\nHost: a\r\nX-V: a", "latin1"),
+        Buffer.from([b]),
+        Buffer.from("b\r\n\r\n", "latin1"),
+      ]);
+      let accepted = true;
+      try {
+        parse([text]);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ClientProtocolError);
+        accepted = false;
+      }
+      expect([b, accepted]).toEqual([b, VCHAR[b] === 1]);
     }
   });
 
