@@ -23,3 +23,14 @@ export function removeFields(fields: string[], names: ReadonlySet<string>): void
   }
   fields.length = to;
 }
+
+/** `name` is `Host` in any case, checked without making a lower-case copy (every request has one). */
+export function isHostName(name: string): boolean {
+  return (
+    name.length === 4 &&
+    (name.charCodeAt(0) | 0x20) === 0x68 &&
+    (name.charCodeAt(1) | 0x20) === 0x6f &&
+    (name.charCodeAt(2) | 0x20) === 0x73 &&
+    (name.charCodeAt(3) | 0x20) === 0x74
+  );
+}

@@ -4,7 +4,22 @@
  * body framing by Content-Length, Transfer-Encoding chunked or the end of the connection.
  */
 
-import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG, VCHAR } from "./h1-syntax.js";
+import {
+  CONNECTION,
+  CONTENT_LENGTH,
+  DATE,
+  EXPECT,
+  fieldNameId,
+  HOP_BY_HOP_IDS,
+  HOST,
+  KEEP_ALIVE,
+  OTHER,
+  sameName,
+  sameText,
+  TRANSFER_ENCODING,
+  UPGRADE,
+} from "./h1-field-names.js";
+import { checkTrailer, chunkSize, lengthValue, TCHAR, TOO_LONG } from "./h1-syntax.js";
 
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 
@@ -47,6 +62,9 @@ export abstract class H1MessageParser {
   protected connection = "";
   /** The last `Keep-Alive` value. */
   protected keepAliveValue = "";
+  private lastKeepAlive = "";
+  /** The last small head's field list ([] when none): its strings are reused where the next one repeats them. */
+  protected recent: readonly string[] = NO_TOKENS;
   /** Request-side fields: `Expect`, `Upgrade` present, how many `Host`. */
   protected expect = "";
   protected upgradeField = false;
@@ -55,6 +73,8 @@ export abstract class H1MessageParser {
   protected hasDate = false;
   /** Without a `fields` list: where the kept field lines lie, and whether all read `name: value`. */
   protected readonly spans: number[] = [];
+  /** How many entries of `spans` the last head filled (the array is reused, never truncated). */
+  protected spanCount = 0;
   protected canonical = true;
 
   /**
@@ -141,7 +161,7 @@ export abstract class H1MessageParser {
   private readHead(chunk: Buffer, at: number): number {
     const data = at === 0 ? chunk : chunk.subarray(at);
     if (this.pendingLength === 0) {
-      const end = data.indexOf(CRLF_CRLF);
+      const end = headEnd(data);
       if (end < 0) {
         this.checkPartial(data, -1);
         this.keep(data);
@@ -208,8 +228,8 @@ export abstract class H1MessageParser {
 
   /**
    * Reads the header fields in `buf[pos, end)` byte by byte, checking names and values here, so the proxy
-   * never hands on a character Node's `writeHead` or the app's parser would refuse. Fields `drop` names
-   * are left out. With a `fields` list, the kept fields go into it as [name, value, ...] strings; without
+   * never hands on a character Node's `writeHead` or the app's parser would refuse. With `dropHopByHop`,
+   * the hop-by-hop fields (`HOP_BY_HOP_IDS`) are left out. With a `fields` list, the kept fields go into it as [name, value, ...] strings; without
    * one, only where the kept lines lie in `buf` is noted (`spans`, pairs of [from, to) with their CRLF,
    * adjacent lines merged), and strings are made only for the fields that matter to framing. `canonical`
    * then says whether every kept line reads exactly `name: value` (one space, no trailing whitespace).
@@ -219,7 +239,7 @@ export abstract class H1MessageParser {
     pos: number,
     end: number,
     fields: string[] | null,
-    drop: Set<string> | null,
+    dropHopByHop: boolean,
   ): void {
     this.contentLength = -1;
     this.transferEncoding = false;
@@ -233,99 +253,118 @@ export abstract class H1MessageParser {
     this.hasDate = false;
     this.canonical = true;
     const spans = this.spans;
-    spans.length = 0;
+    // Counted rather than truncated: setting an array's length is a runtime call on every head.
+    let spanCount = 0;
     let count = 0;
     while (pos < end) {
       if (++count > MAX_FIELDS) throw this.error(`more than ${MAX_FIELDS} header fields`, 431);
-      let lineEnd = buf.indexOf(0x0d, pos);
-      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
-      const colon = buf.indexOf(0x3a, pos);
-      if (colon <= pos || colon >= lineEnd || (lineEnd < end && buf[lineEnd + 1] !== 0x0a)) {
-        throw this.badLine(buf, pos, lineEnd);
+      // One pass per line, checking as it goes (a `Buffer.indexOf` per delimiter costs more than a short
+      // line): the name is token characters up to the colon, the value field characters up to CRLF.
+      // Neither CR nor the colon is a token character, nor CR a value character, so the first colon and
+      // the first CR are where these runs stop on any line that is well-formed.
+      let colon = pos;
+      while (colon < end && TCHAR[buf[colon] as number] === 1) colon++;
+      if (colon === pos || colon === end || buf[colon] !== 0x3a) throw this.badLine(buf, pos, end);
+      let lineEnd = colon + 1;
+      // VCHAR without a table: HTAB, or SP and above except DEL.
+      for (let b = buf[lineEnd] as number; lineEnd < end; b = buf[++lineEnd] as number) {
+        if (b < 0x20 ? b !== 0x09 : b === 0x7f) break;
       }
-      for (let i = pos; i < colon; i++)
-        if (TCHAR[buf[i] as number] !== 1) throw this.badLine(buf, pos, lineEnd);
+      if (lineEnd < end && (buf[lineEnd] !== 0x0d || buf[lineEnd + 1] !== 0x0a)) {
+        throw this.badLine(buf, pos, end);
+      }
       let vs = colon + 1;
       let ve = lineEnd;
       while (vs < ve && (buf[vs] === 0x20 || buf[vs] === 0x09)) vs++;
       while (ve > vs && (buf[ve - 1] === 0x20 || buf[ve - 1] === 0x09)) ve--;
-      for (let i = vs; i < ve; i++) if (VCHAR[buf[i] as number] !== 1) throw this.badLine(buf, pos, lineEnd);
       const from = pos;
       pos = lineEnd + 2;
-      const c = (buf[from] as number) | 0x20;
-      let name = "";
-      // Only names starting with c, e, h, k, p, t or u matter to framing or are hop-by-hop.
-      if (c === 0x63 || c === 0x65 || c === 0x68 || c === 0x6b || c === 0x70 || c === 0x74 || c === 0x75) {
-        name = buf.toString("latin1", from, colon);
-        const lower = name.toLowerCase();
-        switch (lower) {
-          case "content-length": {
-            // llhttp: one Content-Length only (a response may repeat the same one, as Go's transport
-            // takes), digits after the leading whitespace, then spaces only.
-            const n = lengthValue(buf, vs, lineEnd);
-            if (n === TOO_LONG) throw this.error("Content-Length beyond 2^53 is not supported");
-            const again = this.contentLength >= 0 && (this.requestRules || this.contentLength !== n);
-            if (n < 0 || again)
-              throw this.error(`bad content-length ${JSON.stringify(buf.toString("latin1", vs, ve))}`);
-            this.contentLength = n;
-            break;
-          }
-          case "transfer-encoding": {
-            // llhttp refuses Transfer-Encoding after a Content-Length (even empty), otherwise ignores an
-            // empty value, refuses any coding after `chunked`, and reads `chunked` followed by a tab as
-            // another coding (it trims spaces only).
-            if (this.contentLength >= 0 && this.requestRules)
-              throw this.error("both Transfer-Encoding and Content-Length");
-            if (ve === vs) break;
-            if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
-            const value = buf.toString("latin1", vs, ve);
-            const tabbed = buf[lineEnd - 1] === 0x09;
-            this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
-            this.transferEncoding = true;
-            this.chunked =
-              !tabbed &&
-              value
-                .slice(value.lastIndexOf(",") + 1)
-                .trim()
-                .toLowerCase() === "chunked";
-            break;
-          }
-          case "connection": {
-            const value = buf.toString("latin1", vs, ve).toLowerCase();
-            this.connection = this.connection === "" ? value : `${this.connection},${value}`;
-            break;
-          }
-          case "keep-alive":
-            this.keepAliveValue = buf.toString("latin1", vs, ve);
-            break;
-          case "expect":
-            this.expect = buf.toString("latin1", vs, ve).toLowerCase();
-            break;
-          case "upgrade":
-            this.upgradeField = true;
-            break;
-          case "host":
-            this.hosts++;
-            break;
+      // The name is checked as a token above, so it can be recognised from its bytes: no string per field.
+      const id = fieldNameId(buf, from, colon);
+      switch (id) {
+        case OTHER:
+          break;
+        case CONTENT_LENGTH: {
+          // llhttp: one Content-Length only (a response may repeat the same one, as Go's transport
+          // takes), digits after the leading whitespace, then spaces only.
+          const n = lengthValue(buf, vs, lineEnd);
+          if (n === TOO_LONG) throw this.error("Content-Length beyond 2^53 is not supported");
+          const again = this.contentLength >= 0 && (this.requestRules || this.contentLength !== n);
+          if (n < 0 || again)
+            throw this.error(`bad content-length ${JSON.stringify(buf.toString("latin1", vs, ve))}`);
+          this.contentLength = n;
+          break;
         }
-        if (drop?.has(lower)) continue;
-      } else if (
-        c === 0x64 &&
-        colon - from === 4 &&
-        ((buf[from + 1] as number) | 0x20) === 0x61 &&
-        ((buf[from + 2] as number) | 0x20) === 0x74 &&
-        ((buf[from + 3] as number) | 0x20) === 0x65
-      )
-        this.hasDate = true;
+        case TRANSFER_ENCODING: {
+          // llhttp refuses Transfer-Encoding after a Content-Length (even empty), otherwise ignores an
+          // empty value, refuses any coding after `chunked`, and reads `chunked` followed by a tab as
+          // another coding (it trims spaces only).
+          if (this.contentLength >= 0 && this.requestRules)
+            throw this.error("both Transfer-Encoding and Content-Length");
+          if (ve === vs) break;
+          if (this.chunked && this.requestRules) throw this.error("bad transfer-encoding");
+          const value = buf.toString("latin1", vs, ve);
+          const tabbed = buf[lineEnd - 1] === 0x09;
+          this.onlyChunked = !this.transferEncoding && !tabbed && value.toLowerCase() === "chunked";
+          this.transferEncoding = true;
+          this.chunked =
+            !tabbed &&
+            value
+              .slice(value.lastIndexOf(",") + 1)
+              .trim()
+              .toLowerCase() === "chunked";
+          break;
+        }
+        case CONNECTION: {
+          const value = lowerToken(buf, vs, ve);
+          this.connection = this.connection === "" ? value : `${this.connection},${value}`;
+          break;
+        }
+        case KEEP_ALIVE:
+          // An app sends the same value on every response: the last string is reused when the bytes match.
+          this.keepAliveValue = sameText(buf, vs, ve, this.lastKeepAlive)
+            ? this.lastKeepAlive
+            : buf.toString("latin1", vs, ve);
+          this.lastKeepAlive = this.keepAliveValue;
+          break;
+        case EXPECT:
+          this.expect = buf.toString("latin1", vs, ve).toLowerCase();
+          break;
+        case UPGRADE:
+          this.upgradeField = true;
+          break;
+        case HOST:
+          this.hosts++;
+          break;
+        case DATE:
+          this.hasDate = true;
+          break;
+      }
+      if (dropHopByHop && id !== OTHER && (HOP_BY_HOP_IDS & (1 << id)) !== 0) continue;
       if (fields !== null) {
-        fields.push(name === "" ? buf.toString("latin1", from, colon) : name, buf.toString("latin1", vs, ve));
+        // A client repeats most of its fields from one request to the next: where the bytes match the
+        // string in the same place last time, it is reused instead of copied out again.
+        const at = fields.length;
+        const r = this.recent;
+        const name =
+          at < r.length && sameText(buf, from, colon, r[at] as string)
+            ? (r[at] as string)
+            : buf.toString("latin1", from, colon);
+        const value =
+          at + 1 < r.length && sameText(buf, vs, ve, r[at + 1] as string)
+            ? (r[at + 1] as string)
+            : buf.toString("latin1", vs, ve);
+        fields.push(name, value);
         continue;
       }
       if (vs !== colon + 2 || buf[colon + 1] !== 0x20 || ve !== lineEnd) this.canonical = false;
-      const last = spans.length - 1;
-      if (last > 0 && spans[last] === from) spans[last] = pos;
-      else spans.push(from, pos);
+      if (spanCount > 0 && spans[spanCount - 1] === from) spans[spanCount - 1] = pos;
+      else {
+        spans[spanCount++] = from;
+        spans[spanCount++] = pos;
+      }
     }
+    this.spanCount = spanCount;
   }
 
   /** The `Connection` header's tokens. */
@@ -333,12 +372,15 @@ export abstract class H1MessageParser {
     const c = this.connection;
     // The common values need no splitting.
     if (c === "") return NO_TOKENS;
-    if (c === "keep-alive") return KEEP_ALIVE;
+    if (c === "keep-alive") return KEEP_ALIVE_TOKENS;
     if (c === "close") return CLOSE;
     return c.split(",").map((t) => t.trim());
   }
 
-  private badLine(buf: Buffer, from: number, to: number): Error {
+  /** The line starting at `from` (up to its CR, or the end of the head at `end`) is malformed. */
+  private badLine(buf: Buffer, from: number, end: number): Error {
+    let to = buf.indexOf(0x0d, from);
+    if (to < 0 || to > end) to = end;
     return this.error(
       `bad header line ${JSON.stringify(buf.toString("latin1", from, Math.min(to, from + 40)))}`,
     );
@@ -382,6 +424,33 @@ export abstract class H1MessageParser {
   }
 }
 
+/** How far `headEnd` looks byte by byte before leaving the search to `Buffer.indexOf`. */
+const SHORT_HEAD = 512;
+
+/**
+ * Where the blank line ending the head in `data` begins, -1 if it has not arrived. Most heads are short:
+ * a loop finds their end for less than the call into C++ that `Buffer.indexOf` makes, which is kept for
+ * the rest of a long one.
+ */
+function headEnd(data: Buffer): number {
+  const stop = Math.min(data.length, SHORT_HEAD) - 3;
+  for (let i = 0; i < stop; ) {
+    const b = data[i + 3];
+    // A byte that is neither CR nor LF cannot lie in a CRLFCRLF starting at any of the next four places.
+    if (b !== 0x0a && b !== 0x0d) i += 4;
+    else if (data[i] === 0x0d && data[i + 1] === 0x0a && data[i + 2] === 0x0d && b === 0x0a) return i;
+    else i++;
+  }
+  return data.length <= SHORT_HEAD ? -1 : data.indexOf(CRLF_CRLF, Math.max(0, stop));
+}
+
+/** A `Connection` value in lower case; the two usual ones without making a string. */
+function lowerToken(buf: Buffer, from: number, to: number): string {
+  if (to - from === 10 && sameName(buf, from, "keep-alive")) return "keep-alive";
+  if (to - from === 5 && sameName(buf, from, "close")) return "close";
+  return buf.toString("latin1", from, to).toLowerCase();
+}
+
 const NO_TOKENS: readonly string[] = [];
-const KEEP_ALIVE: readonly string[] = ["keep-alive"];
+const KEEP_ALIVE_TOKENS: readonly string[] = ["keep-alive"];
 const CLOSE: readonly string[] = ["close"];

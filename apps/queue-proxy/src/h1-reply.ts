@@ -110,9 +110,9 @@ export class H1Reply implements Downstream {
     const length = this.framing === LENGTH ? Number(this.responseLength) : 0;
     const room = length <= BODY_ROOM ? length : 0;
     const head = Buffer.allocUnsafe(headLength + room);
-    let at = head.write(line, 0, "latin1");
+    let at = putLatin1(head, line, 0);
     at = raw === null ? at + head.write(fields, at, "latin1") : raw.copyTo(head, at);
-    head.write(tail, at, "latin1");
+    putLatin1(head, tail, at);
     this.head = head;
     this.headLength = headLength;
   }
@@ -163,6 +163,16 @@ export class H1Reply implements Downstream {
     this.finished = true;
     this.conn.socket.destroy();
   }
+}
+
+/** Strings up to this length are copied by a loop: less than `Buffer.write`'s call into C++ costs. */
+const SHORT_TEXT = 64;
+
+/** Writes latin1 `text` into `buf` at `at`; returns the offset after it. */
+function putLatin1(buf: Buffer, text: string, at: number): number {
+  if (text.length > SHORT_TEXT) return at + buf.write(text, at, "latin1");
+  for (let i = 0; i < text.length; i++) buf[at + i] = text.charCodeAt(i);
+  return at + text.length;
 }
 
 const statusLines: string[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ClientProtocolError, H1RequestParser } from "./h1-request-parser.js";
+import { VCHAR } from "./h1-syntax.js";
 
 interface Request {
   method: string;
@@ -169,6 +170,62 @@ describe("H1RequestParser: requests, split at every byte", () => {
     expect(text.subarray(used).toString()).toBe("GET /2 HTTP/1.1\r\n");
     expect(p.busy).toBe(false);
   });
+
+  it("reads each request's own fields and target where they differ from the last one's by a byte", () => {
+    const text = [
+      "GET /a HTTP/1.1\r\nHost: app\r\nX-Id: 1\r\n\r\n",
+      "GET /a HTTP/1.1\r\nHost: app\r\nX-Id: 1\r\n\r\n",
+      "GET /b HTTP/1.1\r\nHost: apq\r\nX-Id: 2\r\n\r\n",
+      "GET /b HTTP/1.1\r\nhost: apq\r\nX-ID: 2\r\nX-More: 3\r\n\r\n",
+      "GET /bb HTTP/1.1\r\nX-ID: 2\r\nhost: apq\r\n\r\n",
+    ].join("");
+    for (const pieces of splits(text)) {
+      const { requests } = parse(pieces);
+      expect(requests.map((r) => [r.target, ...r.rawHeaders])).toEqual([
+        ["/a", "Host", "app", "X-Id", "1"],
+        ["/a", "Host", "app", "X-Id", "1"],
+        ["/b", "Host", "apq", "X-Id", "2"],
+        ["/b", "host", "apq", "X-ID", "2", "X-More", "3"],
+        ["/bb", "X-ID", "2", "host", "apq"],
+      ]);
+    }
+  });
+
+  it("takes exactly the field-value bytes of VCHAR inside a value", () => {
+    for (let b = 0; b < 256; b++) {
+      const text = Buffer.concat([
+        Buffer.from("GET / HTTP/1.1\r\nHost: a\r\nX-V: a", "latin1"),
+        Buffer.from([b]),
+        Buffer.from("b\r\n\r\n", "latin1"),
+      ]);
+      let accepted = true;
+      try {
+        parse([text]);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ClientProtocolError);
+        accepted = false;
+      }
+      expect([b, accepted]).toEqual([b, VCHAR[b] === 1]);
+    }
+  });
+
+  // Heads are searched byte by byte up to 512 bytes, then by Buffer.indexOf: the end must be found on
+  // either side of that line and across it, with a pipelined request behind it in the same read.
+  it.each([400, 505, 506, 507, 508, 509, 510, 511, 512, 520, 3000])(
+    "finds the end of a %i-byte head (blank line included), in one read",
+    (at) => {
+      const fixed = "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: \r\n";
+      const head = `GET / HTTP/1.1\r\nHost: a\r\nX-Pad: ${"p".repeat(at - fixed.length)}\r\n`;
+      expect(head.length).toBe(at);
+      const next = "GET /2 HTTP/1.1\r\nhost: a\r\n\r\n";
+      const { requests, rest } = parse([Buffer.from(`${head}\r\n${next}`, "latin1")]);
+      expect(rest).toBe("");
+      expect(requests.map((r) => [r.target, r.rawHeaders.at(-1)?.length])).toEqual([
+        ["/", at - fixed.length],
+        ["/2", 1],
+      ]);
+    },
+  );
 });
 
 const refusals: { name: string; text: string; status: number; message: RegExp }[] = [

@@ -4,8 +4,9 @@
  * request, so the bytes of a pipelined next request wait until the current one is answered.
  */
 import { METHODS } from "node:http";
+import { sameText } from "./h1-field-names.js";
 import { H1MessageParser } from "./h1-message.js";
-import { TCHAR } from "./h1-syntax.js";
+import { byteIndex, TCHAR } from "./h1-syntax.js";
 import { BODY_CHUNKED, BODY_NONE } from "./ports.js";
 
 /** What the parser reports while bytes are fed. */
@@ -30,6 +31,8 @@ export class ClientProtocolError extends Error {
 }
 
 const NO_FIELDS: string[] = [];
+/** Heads up to this size keep their strings for the connection's next request (`recent`). */
+const RECENT_HEAD_BYTES = 2048;
 
 /** The methods llhttp knows (it refuses any other); CONNECT is refused separately. */
 const KNOWN_METHODS = new Set(METHODS);
@@ -143,11 +146,11 @@ export class H1RequestParser extends H1MessageParser {
   }
 
   protected parseHead(buf: Buffer, end: number): void {
-    let eol = buf.indexOf(0x0d);
-    if (eol < 0 || eol > end) eol = end;
-    // method SP request-target SP HTTP-version
-    const sp1 = buf.indexOf(0x20);
-    const sp2 = sp1 < 0 ? -1 : buf.indexOf(0x20, sp1 + 1);
+    let eol = byteIndex(buf, 0x0d, 0, end);
+    if (eol < 0) eol = end;
+    // method SP request-target SP HTTP-version; a space beyond the line is as wrong as none at all.
+    const sp1 = byteIndex(buf, 0x20, 0, eol);
+    const sp2 = sp1 < 0 ? -1 : byteIndex(buf, 0x20, sp1 + 1, eol);
     // llhttp reads `method SP target` alone as HTTP/0.9, which has no fields: refused, not guessed at.
     if (sp1 > 0 && sp1 < eol && (sp2 < 0 || sp2 > eol)) throw this.error("HTTP/0.9 is not supported");
     if (sp1 <= 0 || sp2 < 0 || sp2 > eol || (eol < end && buf[eol + 1] !== 0x0a)) {
@@ -176,15 +179,19 @@ export class H1RequestParser extends H1MessageParser {
       throw this.error(`unknown method ${JSON.stringify(method)}`);
     }
     this.http10 = minor === 0;
-    this.target = buf.toString("latin1", sp1 + 1, sp2);
+    this.target = sameText(buf, sp1 + 1, sp2, this.target)
+      ? this.target
+      : buf.toString("latin1", sp1 + 1, sp2);
     // Origin-form and `*` as llhttp reads them; absolute-form only in the shape its URL parser takes for sure.
     const first = buf[sp1 + 1];
     if (first !== 0x2f && first !== 0x2a && !ABSOLUTE_FORM.test(this.target)) {
       throw this.error(`request target ${JSON.stringify(this.target.slice(0, 40))} is not supported`);
     }
     const fields: string[] = [];
-    this.parseFields(buf, eol + 2, end, fields, null);
+    this.parseFields(buf, eol + 2, end, fields, false);
     this.rawHeaders = fields;
+    // Only a small head is kept for the next one to reuse: an idle connection must not hold a large one.
+    this.recent = end <= RECENT_HEAD_BYTES ? fields : NO_FIELDS;
     if (this.hosts === 0 && !this.http10) throw this.error("missing required Host header");
     if (this.hosts > 1) throw this.error("more than one Host header is not supported");
     if (this.expect !== "" && this.expect !== "100-continue") {

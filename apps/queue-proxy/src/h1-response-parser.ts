@@ -4,10 +4,9 @@
  * It hands the head over already without hop-by-hop fields, as the app's own field lines where none needs
  * rewriting (`ResponseFields`), so a proxied response costs one pass over its head and no strings.
  */
-import { HOP_BY_HOP_HEADERS } from "@thaw/protocol";
 import { connectionNamed, removeFields } from "./h1-fields.js";
 import { DONE, H1MessageParser, HEAD, UNTIL_CLOSE } from "./h1-message.js";
-import { isDigit } from "./h1-syntax.js";
+import { byteIndex, isDigit } from "./h1-syntax.js";
 import { ResponseFields } from "./response-fields.js";
 
 /** What the parser reports while bytes are fed. */
@@ -31,9 +30,6 @@ export class UpstreamProtocolError extends Error {
 
 /** Largest response head accepted (Node's and Go's default limits are in the same range). */
 export const MAX_HEAD_BYTES = 64 * 1024;
-
-/** Response fields never copied back to the client (RFC 9110 7.6.1). */
-const HOP_BY_HOP = new Set(HOP_BY_HOP_HEADERS);
 
 /** Parses one response at a time; `start` arms it for the next request's response. */
 export class H1ResponseParser extends H1MessageParser {
@@ -88,8 +84,8 @@ export class H1ResponseParser extends H1MessageParser {
   }
 
   protected parseHead(buf: Buffer, end: number): void {
-    let eol = buf.indexOf(0x0d);
-    if (eol < 0 || eol > end) eol = end;
+    let eol = byteIndex(buf, 0x0d, 0, end);
+    if (eol < 0) eol = end;
     // HTTP/1.x SP 3DIGIT [SP reason]
     if (
       eol < 12 ||
@@ -110,7 +106,7 @@ export class H1ResponseParser extends H1MessageParser {
       ((buf[9] as number) - 0x30) * 100 + ((buf[10] as number) - 0x30) * 10 + (buf[11] as number) - 0x30;
     if (status < 100) throw new UpstreamProtocolError(`bad status ${status}`);
     // First pass: only where the kept lines lie; strings only when some line must be rewritten or dropped.
-    this.parseFields(buf, eol + 2, end, null, HOP_BY_HOP);
+    this.parseFields(buf, eol + 2, end, null, true);
     // 1xx (other than 101, which only answers an upgrade) are interim: the final head follows.
     if (status < 200) {
       if (status === 101) throw new UpstreamProtocolError("101 Switching Protocols to a plain request");
@@ -127,13 +123,13 @@ export class H1ResponseParser extends H1MessageParser {
     let fields: ResponseFields;
     if (this.canonical && !named && !bothFramings) {
       const length = this.contentLength >= 0 ? String(this.contentLength) : "";
-      fields = new ResponseFields(buf, this.spans, null, length, this.hasDate);
+      fields = new ResponseFields(buf, this.spans, this.spanCount, null, length, this.hasDate);
     } else {
       const headers: string[] = [];
-      this.parseFields(buf, eol + 2, end, headers, HOP_BY_HOP);
+      this.parseFields(buf, eol + 2, end, headers, true);
       if (named) dropNamed(headers, tokens);
       if (bothFramings) removeFields(headers, CONTENT_LENGTH);
-      fields = new ResponseFields(null, NO_SPANS, headers, lengthOf(headers), hasField(headers, "date"));
+      fields = new ResponseFields(null, NO_SPANS, 0, headers, lengthOf(headers), hasField(headers, "date"));
     }
     this.events.head(status, fields);
     if (this.headRequest || status === 204 || status === 304) this.frame("none");

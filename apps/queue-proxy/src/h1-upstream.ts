@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { Readable } from "node:stream";
 import { type DialPolicy, dialWithRetry, KNATIVE_DIAL_POLICY } from "./dial.js";
+import { isHostName } from "./h1-fields.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
 import { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
 import type { ResponseFields } from "./response-fields.js";
@@ -94,8 +95,7 @@ class Connection implements ResponseEvents {
     let hasHost = false;
     for (let i = 0; i < h.length; i += 2) {
       const name = h[i] as string;
-      if (name.length === 4 && (name.charCodeAt(0) | 0x20) === 0x68 && name.toLowerCase() === "host")
-        hasHost = true;
+      if (isHostName(name)) hasHost = true;
       head += `${name}: ${h[i + 1]}\r\n`;
     }
     if (!hasHost) head += this.pool.hostLine;

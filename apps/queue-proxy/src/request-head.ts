@@ -1,4 +1,4 @@
-import { connectionNamed, removeFields } from "./h1-fields.js";
+import { connectionNamed, isHostName, removeFields } from "./h1-fields.js";
 /**
  * One pass over a request's raw headers: the values the queue-proxy decides on, and the header list to
  * send upstream (hop-by-hop and revision headers dropped, `Host` restored from `K-Original-Host`).
@@ -56,7 +56,7 @@ export function scanRequestHead(raw: string[]): RequestHead {
     // Most headers are forwarded untouched: decide on the first letter and length before lower-casing.
     const c = name.charCodeAt(0) | 0x20;
     if (c !== 0x6b && c !== 0x63 && c !== 0x74 && c !== 0x75 && c !== 0x78 && c !== 0x66) {
-      if (c === 0x68 && name.length === 4 && name.toLowerCase() === "host") hostIndex = upstream.length;
+      if (c === 0x68 && isHostName(name)) hostIndex = upstream.length;
       else if (c === 0x70 && name.length >= 16 && name.toLowerCase().startsWith("proxy-")) {
         const lower = name.toLowerCase();
         if (lower === "proxy-connection" || lower === "proxy-authorization" || lower === "proxy-authenticate")

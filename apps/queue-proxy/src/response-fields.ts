@@ -13,6 +13,8 @@ export class ResponseFields {
     private readonly buf: Buffer | null,
     /** [from, to) pairs of whole field lines, each ending in CRLF, every line reading `name: value`. */
     private readonly spans: readonly number[],
+    /** How many entries of `spans` are this head's (the parser reuses the array). */
+    private readonly spanCount: number,
     list: string[] | null,
     /** The Content-Length passed on ("" when none). */
     readonly contentLength: string,
@@ -28,7 +30,7 @@ export class ResponseFields {
     const out: string[] = [];
     const buf = this.buf as Buffer;
     const spans = this.spans;
-    for (let s = 0; s < spans.length; s += 2) {
+    for (let s = 0; s < this.spanCount; s += 2) {
       const to = spans[s + 1] as number;
       for (let at = spans[s] as number; at < to; ) {
         const colon = buf.indexOf(0x3a, at);
@@ -45,7 +47,7 @@ export class ResponseFields {
   get rawLength(): number {
     if (this.buf === null) return -1;
     let n = 0;
-    for (let s = 0; s < this.spans.length; s += 2)
+    for (let s = 0; s < this.spanCount; s += 2)
       n += (this.spans[s + 1] as number) - (this.spans[s] as number);
     return n;
   }
@@ -53,7 +55,7 @@ export class ResponseFields {
   /** Copies the app's field lines into `target` at `at`; returns the offset after them. */
   copyTo(target: Buffer, at: number): number {
     const buf = this.buf as Buffer;
-    for (let s = 0; s < this.spans.length; s += 2)
+    for (let s = 0; s < this.spanCount; s += 2)
       at += buf.copy(target, at, this.spans[s] as number, this.spans[s + 1] as number);
     return at;
   }

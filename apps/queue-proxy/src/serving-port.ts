@@ -30,11 +30,17 @@ export function createServingPort(
   // Accepted sockets get TCP_NODELAY: a streamed response must not wait on Nagle.
   const front = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
     // A connection that never sends a byte is closed too, as Go's ReadHeaderTimeout does for a first request.
-    socket.setTimeout(headersTimeoutMs, () => socket.destroy());
+    // A plain timer, not `socket.setTimeout`: a socket keeps refreshing even a cleared timeout of its own on
+    // every read and write, for the whole life of the connection.
+    const silent = setTimeout(() => socket.destroy(), headersTimeoutMs);
+    silent.unref();
+    socket.once("close", () => {
+      clearTimeout(silent);
+      sockets.delete(socket);
+    });
     socket.once("data", (chunk: Buffer) => {
-      socket.setTimeout(0);
+      clearTimeout(silent);
       if (chunk[0] === 0x50 && chunk[1] === 0x52 && chunk[2] === 0x49) {
         socket.pause();
         socket.unshift(chunk);
