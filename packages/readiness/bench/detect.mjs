@@ -145,3 +145,26 @@ const worst = Math.max(...results.slice(0, 2).map((r) => r.p99));
 console.log(
   `target p99 < 60 ms: ${worst < 60 ? "met" : "NOT met"} (worst p99 ${worst.toFixed(2)} ms = ${(worst / POLL_MS).toFixed(3)}x the poll interval)`,
 );
+
+// What the connect retries cost while nothing listens yet (thaw-queue-proxy's THAW_PROBE_CONNECT_RETRY_MS):
+// this process's CPU per second of polling a closed port, per retry cap (0 = Knative's 50 ms plan). The
+// detection it buys is measured end to end by apps/cli's cold-start bench.
+const port = await closedPort();
+console.log("CPU while polling a closed port (ms of CPU per s of waiting), by connectRetryMaxMs:");
+for (const cap of [0, 1, 2, 4]) {
+  const stop = new AbortController();
+  const prober = createProber({
+    probes: [{ tcpSocket: { port }, periodSeconds: 0 }],
+    transport: nodeTransport,
+    clock: systemClock,
+    aggressive: { connectRetryMaxMs: cap, maxDurationMs: 60_000 },
+    signal: stop.signal,
+  });
+  const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  setTimeout(() => stop.abort(), 1000);
+  await prober.probe();
+  const cpu = process.cpuUsage(cpu0);
+  const wall = ms(t0, process.hrtime.bigint());
+  console.log(`  ${String(cap).padStart(2)} ms: ${(((cpu.user + cpu.system) / 1000 / wall) * 1000).toFixed(0)}`);
+}

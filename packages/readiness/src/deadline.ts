@@ -1,6 +1,9 @@
 import type { Clock } from "@thaw/clock";
 import { ProbeError, ProbeErrorCode } from "./errors.js";
 
+/** The reason a finished attempt's signal aborts with (nothing reads it but a transport still connecting). */
+const FINISHED = new ProbeError(ProbeErrorCode.Timeout, "probe attempt finished");
+
 /**
  * Runs `fn` with a signal that aborts after `timeoutMs` on `clock` or when `outer` aborts, and settles as
  * soon as that happens even if `fn` ignores the signal. The timeout is the clock's, so tests drive it.
@@ -28,6 +31,6 @@ export async function withDeadline<T>(
     clock.clearTimeout(timer);
     outer?.removeEventListener("abort", onOuter);
     // Let a transport that is still connecting give up now the answer is known.
-    if (!ac.signal.aborted) ac.abort(new ProbeError(ProbeErrorCode.Timeout, "probe attempt finished"));
+    if (!ac.signal.aborted) ac.abort(FINISHED);
   }
 }

@@ -21,13 +21,25 @@ export const ProbeErrorCode = {
 /** One of the {@link ProbeErrorCode} values. */
 export type ProbeErrorCode = (typeof ProbeErrorCode)[keyof typeof ProbeErrorCode];
 
-/** Why one probe attempt failed. */
+/** V8's knob on `Error` (Node and workerd both run V8; the workerd build's types do not declare it). */
+const V8Error = Error as { stackTraceLimit?: number };
+
+/**
+ * Why one probe attempt failed. An outcome, not a bug: it carries no stack trace, which V8 would otherwise
+ * capture on every refused connect while an app starts (polled every few ms).
+ */
 export class ProbeError extends Error {
   override readonly name = "ProbeError";
   readonly code: ProbeErrorCode;
 
   constructor(code: ProbeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    const limit = V8Error.stackTraceLimit;
+    V8Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      V8Error.stackTraceLimit = limit;
+    }
     this.code = code;
   }
 }
