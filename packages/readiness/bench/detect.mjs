@@ -166,5 +166,7 @@ for (const cap of [0, 1, 2, 4]) {
   await prober.probe();
   const cpu = process.cpuUsage(cpu0);
   const wall = ms(t0, process.hrtime.bigint());
-  console.log(`  ${String(cap).padStart(2)} ms: ${(((cpu.user + cpu.system) / 1000 / wall) * 1000).toFixed(0)}`);
+  console.log(
+    `  ${String(cap).padStart(2)} ms: ${(((cpu.user + cpu.system) / 1000 / wall) * 1000).toFixed(0)}`,
+  );
 }
