@@ -146,7 +146,7 @@ export function parseConfig(
     drainQuietPeriodMs: int("THAW_DRAIN_QUIET_PERIOD_MS", 0, 3_600_000, 30_000, "milliseconds (0-3600000)"),
     hijackedGraceMs: int("THAW_HIJACKED_GRACE_MS", 0, 3_600_000, 60_000, "milliseconds (0-3600000)"),
     headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 100, 3_600_000, 60_000, "milliseconds (100-3600000)"),
-    probeConnectRetryMaxMs: int("THAW_PROBE_CONNECT_RETRY_MS", 0, 50, 4, "milliseconds (0-50, 0 = off)"),
+    probeConnectRetryMaxMs: int("THAW_PROBE_CONNECT_RETRY_MS", 0, 50, 50, "milliseconds (0-50, 0 = off)"),
     bindHost: env["THAW_BIND_HOST"] ?? "",
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };

@@ -108,12 +108,34 @@ describe("aggressive mode (periodSeconds 0)", () => {
     expect(s.logs).toEqual(["aggressive probe error (failed 200 times): connect ECONNREFUSED"]);
   });
 
-  it("with connectRetryMaxMs, retries refused connects after 1, 2, 4 ms, then every cap", async () => {
+  it("with connectRetryMaxMs, retries refused connects every 1 ms while the app is young", async () => {
     const s = setup([tcp()], (_c, i) => (i < 6 ? { error: "connect ECONNREFUSED" } : {}), {
       aggressive: { connectRetryMaxMs: 4 },
     });
     expect(await settle(s.prober.probe(), s.run, 1000)).toBe(true);
-    expect(s.startTimes()).toEqual([0, 1, 3, 7, 11, 15, 19]);
+    expect(s.startTimes()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it("with connectRetryMaxMs, pauses 1 ms per 400 ms refused so far, up to the cap", async () => {
+    const upAt = 6000;
+    const s = setup([tcp()], (c) => (c.at - 1_000_000 < upAt ? { error: "connect ECONNREFUSED" } : {}), {
+      aggressive: { connectRetryMaxMs: 10 },
+    });
+    expect(await settle(s.prober.probe(), s.run, upAt + 100)).toBe(true);
+    const t = s.startTimes();
+    const gapAfter = (at: number) => {
+      const i = t.findIndex((x) => x >= at);
+      return (t[i + 1] as number) - (t[i] as number);
+    };
+    expect(gapAfter(0)).toBe(1);
+    expect(gapAfter(300)).toBe(1);
+    expect(gapAfter(1000)).toBeCloseTo(2.5, 0);
+    expect(gapAfter(2000)).toBeCloseTo(5, 0);
+    expect(gapAfter(4500)).toBe(10);
+    // Seen at most one pause (10 ms) after it listened, in about 400 + 400 ln(10) + 200 attempts where a
+    // 1 ms poll makes 6,000.
+    expect((t.at(-1) as number) - upAt).toBeLessThanOrEqual(10);
+    expect(t.length).toBeLessThan(1600);
   });
 
   it("with connectRetryMaxMs, an app that answered not-ready is still polled every 50 ms", async () => {
@@ -128,7 +150,7 @@ describe("aggressive mode (periodSeconds 0)", () => {
     const replies = [{ error: "refused" }, { error: "refused" }, { status: 503 }, { error: "refused" }, {}];
     const s = setup([http()], (_c, i) => replies[i] ?? {}, { aggressive: { connectRetryMaxMs: 8 } });
     expect(await settle(s.prober.probe(), s.run, 1000)).toBe(true);
-    expect(s.startTimes()).toEqual([0, 1, 3, 53, 54]);
+    expect(s.startTimes()).toEqual([0, 1, 2, 52, 53]);
   });
 
   it("with connectRetryMaxMs, a refused run still gives up after 10 s with one log line", async () => {

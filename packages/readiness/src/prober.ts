@@ -14,13 +14,18 @@ export interface AggressiveTiming {
   /** Give up after this long (10 s). */
   maxDurationMs: number;
   /**
-   * Longest pause after an attempt that could not connect (nothing listens yet). Such retries start at
-   * 1 ms and double up to this; 0 (Knative's behaviour) waits `intervalMs` after every failure. A refused
-   * connect costs the app nothing, so a short pause finds a freshly listening app sooner; an app that
+   * Longest pause after an attempt that could not connect (nothing listens yet); 0 (Knative's behaviour)
+   * waits `intervalMs` after every failure. Otherwise the pause is 1 ms for every
+   * {@link REFUSED_MS_PER_RETRY_MS} ms the app has refused so far (at least 1 ms, at most this and
+   * `intervalMs`): an app is seen within about 0.25 % of its own start-up after its `listen()`, and one
+   * that starts slowly is polled ever less often. A refused connect costs the app nothing; an app that
    * answered (any status) or timed out is still polled every `intervalMs`.
    */
   connectRetryMaxMs: number;
 }
+
+/** After refused connects, 1 ms of pause per this many ms of refusals so far (see `connectRetryMaxMs`). */
+export const REFUSED_MS_PER_RETRY_MS = 400;
 
 /** Knative's numbers: attempt every 50 ms, 100 ms each, for at most 10 s; no faster connect retries. */
 export const AGGRESSIVE_TIMING: AggressiveTiming = {
@@ -114,7 +119,8 @@ export class Prober {
   /**
    * Aggressive mode: attempts start at once and then every interval, measured between planned starts
    * (not from the end of the previous attempt), so detection comes at most one interval after readiness.
-   * With `connectRetryMaxMs`, an attempt that could not connect is retried after 1, 2, 4, ... ms instead.
+   * With `connectRetryMaxMs`, an attempt that could not connect is retried sooner: after 1 ms per
+   * {@link REFUSED_MS_PER_RETRY_MS} ms of refusals in a row, at least 1 ms, at most the cap.
    */
   async #poll(probe: Probe, index: number): Promise<boolean> {
     const { clock } = this.#options;
@@ -126,7 +132,8 @@ export class Prober {
     // The planned start of the current attempt. Plans advance by exactly one interval, so a timer that
     // fires late does not push every later attempt back; an attempt that overran starts the next at once.
     let slot = clock.now();
-    let connectRetry = 1;
+    // When the current run of refused connects began (undefined once the app answered or timed out).
+    let refusedSince: number | undefined;
     // Bounded: every pass waits until the next planned start, and the loop stops at the deadline.
     const signal = this.#options.signal;
     for (;;) {
@@ -141,11 +148,13 @@ export class Prober {
         failures++;
         lastError = r.error;
         if (connectRetryMaxMs > 0 && r.error.code === ProbeErrorCode.Connect) {
-          next = Math.min(connectRetry, connectRetryMaxMs, intervalMs);
-          connectRetry *= 2;
+          const now = clock.now();
+          refusedSince ??= now;
+          const pause = Math.max(1, (now - refusedSince) / REFUSED_MS_PER_RETRY_MS);
+          next = Math.min(pause, connectRetryMaxMs, intervalMs);
         }
       }
-      if (r.ok || r.error.code !== ProbeErrorCode.Connect) connectRetry = 1;
+      if (r.ok || r.error.code !== ProbeErrorCode.Connect) refusedSince = undefined;
       // A connect retry is timed from now: nothing was listening, so there is no interval plan to keep.
       slot = next < intervalMs ? clock.now() + next : Math.max(slot + intervalMs, clock.now());
       if (slot >= deadline) break;
