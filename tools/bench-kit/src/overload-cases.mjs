@@ -78,6 +78,17 @@ export const NO_LOSSES = Object.freeze({
  */
 export function maxInFlightAtApp(results) {
   return Math.max(
-    ...results.filter((r) => r.status === 200).map((r) => Number(JSON.parse(r.body).maxInFlight)),
+    ...results
+      .filter((r) => r.status === 200)
+      .map((r) => {
+        try {
+          return Number(JSON.parse(r.body).maxInFlight);
+        } catch {
+          // A 200 that is not the app's answer: say which request, and what came instead.
+          throw new Error(
+            `request ${r.i} got 200 after ${Math.round(r.ms)} ms with a body that is not the app's JSON: ${JSON.stringify(r.body.slice(0, 200))}`,
+          );
+        }
+      }),
   );
 }
