@@ -16,6 +16,7 @@ export function testActivatorConfig(
     podName: "test-activator",
     drainDelayMs: 0,
     drainTimeoutMs: 1000,
+    tunnelIdleMs: 300_000,
     metricsPath: "/metrics",
     revisions,
     ...extra,

@@ -28,6 +28,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
+import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
@@ -350,6 +351,10 @@ export async function startStack(
     hook,
     { revisions: directory, coordinator, forward: pool.forward, clock, reporter, logger },
     trustedProxies,
+    {
+      tunnelIdleMs:
+        (config.tunnelIdleTimeout && parseDurationMs(config.tunnelIdleTimeout)) || DEFAULT_TUNNEL_IDLE_MS,
+    },
   );
   server.on("upgrade", (req, socket, head) => {
     upgraded.add(socket);
@@ -391,6 +396,8 @@ export async function startStack(
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       server.closeIdleConnections();
       h2c.closeSessions();
+      // Websocket tunnels never end on their own and would hold the listener's close forever.
+      for (const socket of upgraded) socket.destroy();
       await closed;
       clearInterval(idle);
       // 3. Stop deciding, then drain and stop every pod.
@@ -408,7 +415,6 @@ export async function startStack(
       h2.close();
       await Promise.all([pool.close(), probeAgent.close()]);
       await scaler.close();
-      for (const socket of upgraded) socket.destroy();
     })();
     return closing;
   };

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ActivatorDeps } from "@thaw/activator";
-import { handleUpgrade } from "@thaw/activator/node";
+import { handleUpgrade, type UpgradeOptions } from "@thaw/activator/node";
 import { type IngressHook, normalizeHost, pathOf } from "@thaw/ingress-hook";
 import { type AddressRanges, Header } from "@thaw/protocol";
 import { clientHeaders } from "./client-headers.js";
@@ -9,9 +9,14 @@ import { clientHeaders } from "./client-headers.js";
 /**
  * Carries `Upgrade` requests (websockets and any other) through `thaw up`'s gateway: the same client-header
  * rules and host table as every request, then the activator's socket splice, which waits for a ready pod
- * (waking a cold revision) and pipes the two sockets once the pod answers.
+ * (waking a cold revision) and makes the two sockets a tunnel only once the app answers 101.
  */
-export function gatewayUpgrade(hook: IngressHook, activator: ActivatorDeps, trustedProxies: AddressRanges) {
+export function gatewayUpgrade(
+  hook: IngressHook,
+  activator: ActivatorDeps,
+  trustedProxies: AddressRanges,
+  options: UpgradeOptions = {},
+) {
   return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => {});
     const raw = new Headers();
@@ -45,6 +50,6 @@ export function gatewayUpgrade(hook: IngressHook, activator: ActivatorDeps, trus
       cleaned[k] = v;
     });
     req.headers = cleaned;
-    void handleUpgrade(req, socket, head, activator);
+    void handleUpgrade(req, socket, head, activator, options);
   };
 }

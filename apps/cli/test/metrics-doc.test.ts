@@ -138,6 +138,7 @@ beforeAll(async () => {
     podName: "metrics-doc-activator",
     drainDelayMs: 0,
     drainTimeoutMs: 1000,
+    tunnelIdleMs: 300_000,
     metricsPath: "/metrics",
     revisions: [
       { namespace: NS, name: REV, ...defaultRevisionConfig, endpoints: [`127.0.0.1:${qp.serving}`] },

@@ -17,6 +17,8 @@ export interface ResponseEvents {
   body(chunk: Buffer): void;
   /** The response ended; `reusable` says whether the connection may carry another request. */
   end(reusable: boolean): void;
+  /** Upgrade mode only: the app answered 101; `head` is its head as sent (without the blank line). */
+  switched?(head: Buffer): void;
 }
 
 /** A response the proxy cannot read; the connection must be dropped. */
@@ -34,6 +36,7 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 /** Parses one response at a time; `start` arms it for the next request's response. */
 export class H1ResponseParser extends H1MessageParser {
   private headRequest = false;
+  private upgrade = false;
   private keepAlive = true;
   /** `Keep-Alive: timeout=N` of the last response, in ms (0 = none given). */
   keepAliveHintMs = 0;
@@ -44,11 +47,16 @@ export class H1ResponseParser extends H1MessageParser {
     super(MAX_HEAD_BYTES);
   }
 
-  /** Expects the response to a request; `head` = the request was HEAD (no body follows). */
-  start(headRequest: boolean): void {
+  /**
+   * Expects the response to a request; `head` = the request was HEAD (no body follows); `upgrade` = the
+   * request asked to switch protocols, so a 101 is its final answer (reported by `switched`, not `head`).
+   */
+  start(headRequest: boolean, upgrade = false): void {
     this.begin();
     this.headRequest = headRequest;
+    this.upgrade = upgrade;
     this.started = false;
+    this.switchedOver = false;
     this.keepAliveHintMs = 0;
   }
 
@@ -60,6 +68,24 @@ export class H1ResponseParser extends H1MessageParser {
       throw new UpstreamProtocolError("bytes after the end of the response");
     }
   }
+
+  /**
+   * Upgrade mode: feeds bytes and returns how many belong to the HTTP exchange. After a 101 the rest of
+   * `chunk` is the new protocol's; after any other answer, bytes beyond it throw as in `feed`.
+   */
+  feedUpgrade(chunk: Buffer): number {
+    if (chunk.length === 0) return 0;
+    this.started = true;
+    if (this.state === DONE) throw new UpstreamProtocolError("bytes after the end of the response");
+    const used = this.feedMessage(chunk);
+    if (used < chunk.length && !this.switchedOver) {
+      throw new UpstreamProtocolError("bytes after the end of the response");
+    }
+    return used;
+  }
+
+  /** The last exchange ended in a 101 (upgrade mode). */
+  switchedOver = false;
 
   /** The connection ended: completes a close-delimited body, otherwise the response was cut short. */
   eof(): void {
@@ -109,6 +135,12 @@ export class H1ResponseParser extends H1MessageParser {
     this.parseFields(buf, eol + 2, end, null, true);
     // 1xx (other than 101, which only answers an upgrade) are interim: the final head follows.
     if (status < 200) {
+      if (status === 101 && this.upgrade) {
+        this.switchedOver = true;
+        this.events.switched?.(buf.subarray(0, end));
+        this.state = DONE;
+        return;
+      }
       if (status === 101) throw new UpstreamProtocolError("101 Switching Protocols to a plain request");
       this.state = HEAD;
       return;

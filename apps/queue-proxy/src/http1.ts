@@ -18,3 +18,9 @@ export {
 } from "./h1-upstream.js";
 export { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
 export { fieldList, ResponseFields, type ResponseHeaders } from "./response-fields.js";
+export {
+  DEFAULT_TUNNEL_IDLE_MS,
+  relayUpgrade,
+  type UpgradeOutcome,
+  type UpgradeRelay,
+} from "./upgrade-relay.js";

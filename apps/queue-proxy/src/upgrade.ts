@@ -2,13 +2,15 @@ import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import type { ExchangeContext } from "./exchange.js";
-import { closingAnswer } from "./h1-reply.js";
 import { H1ResponseParser } from "./h1-response-parser.js";
 import type { H1ServerHandlers } from "./h1-server.js";
 import { framingField } from "./h1-upstream.js";
 import { BODY_CHUNKED } from "./ports.js";
 import { fieldValue, scanRequestHead } from "./request-head.js";
 import type { ServingDrainer } from "./serving.js";
+import { DEFAULT_TUNNEL_IDLE_MS, relayUpgrade } from "./upgrade-relay.js";
+
+const CRLF_CRLF = Buffer.from("\r\n\r\n", "latin1");
 
 /** Upgraded (websocket) connections in flight, which drain waits for with its own limit (a.4). */
 export class HijackedConnections {
@@ -52,21 +54,13 @@ export interface UpgradeHandlers {
   node(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
-/** `HTTP/1.x 101` at the start of what the app sent: it switched protocols. */
-function switched(data: Buffer): boolean {
-  return (
-    data.length >= 12 &&
-    data.toString("latin1", 0, 7) === "HTTP/1." &&
-    data.toString("latin1", 8, 12) === " 101"
-  );
-}
-
 /**
  * Upgrade pass-through. The request head goes to the app on a connection of its own, with the same
  * header shims as a normal request and the body framed from the parsed request. Only when the app
- * answers 101 do both sockets become a raw pipe; any other answer is relayed as a normal response and
- * the client connection stays HTTP (on the serving port the next request is parsed like any other; on
- * the TLS port, whose socket Node's server has let go of, the connection closes after the answer).
+ * answers 101 (read by the HTTP/1 response parser, after any interim 1xx) do both sockets become a raw
+ * pipe, with an idle limit; any other answer is relayed as a normal response and the client connection
+ * stays HTTP (on the serving port the next request is parsed like any other; on the TLS port, whose socket
+ * Node's server has let go of, `relayUpgrade` answers and closes).
  * The request counts as in flight (stats) until the answer ends or the tunnel closes.
  */
 export function upgradeHandler(
@@ -74,8 +68,9 @@ export function upgradeHandler(
   drainer: ServingDrainer,
   userPort: number,
   hijacked: HijackedConnections,
+  tunnelIdleMs = DEFAULT_TUNNEL_IDLE_MS,
 ): UpgradeHandlers {
-  /** Dials the app, writes the head; `first` sees the app's first bytes, `fail` a dial error. */
+  /** Dials the app and builds the head it gets; `done` counts the request out. */
   const begin = (method: string, target: string, raw: string[], framing: string) => {
     drainer.noteRequest();
     const scanned = scanRequestHead(raw);
@@ -94,12 +89,10 @@ export function upgradeHandler(
       else ctx.stats?.requestOut(ctx.now());
     };
     const app = net.connect({ host: "127.0.0.1", port: userPort, noDelay: true });
-    // Written at once (the socket holds it until connected), so it goes before any body bytes.
-    app.write(head, "latin1");
-    return { app, done };
+    return { app, head, done };
   };
 
-  /** Pipes both ways until either side closes; the tunnel counts until then. */
+  /** Pipes both ways until either side closes or it idles out; the tunnel counts until then. */
   const tunnel = (client: Duplex, app: net.Socket, fromApp: Buffer, fromClient: Buffer, done: () => void) => {
     hijacked.add(client);
     const close = () => {
@@ -108,8 +101,15 @@ export function upgradeHandler(
       app.destroy();
       client.destroy();
     };
+    // Bytes the client sent before the 101 belong to no protocol the app agreed to (RFC 6455 4.1 for
+    // websockets): they are never passed on, and the connection is cut.
+    if (fromClient.length > 0) {
+      close();
+      return;
+    }
     client.write(fromApp);
-    if (fromClient.length > 0) app.write(fromClient);
+    // Both directions pass through `app`: its timeout sees any byte either way.
+    app.setTimeout(tunnelIdleMs, close);
     app.pipe(client);
     client.pipe(app);
     client.resume();
@@ -120,9 +120,11 @@ export function upgradeHandler(
   };
 
   const h1: H1ServerHandlers["upgrade"] = (d, raw, takeOver) => {
-    const { app, done } = begin(d.method, d.target, raw, framingField(d.bodyFraming));
+    const { app, head, done } = begin(d.method, d.target, raw, framingField(d.bodyFraming));
+    // Written at once (the socket holds it until connected), so it goes before any body bytes.
+    app.write(head, "latin1");
     if (d.body !== null) pipeBody(d.body, app, d.bodyFraming === BODY_CHUNKED);
-    let first: Buffer | null = Buffer.alloc(0);
+    let switchedHead: Buffer | null = null;
     const parser = new H1ResponseParser({
       head: (status, headers) => d.writeHead(status, headers),
       body: (chunk) => {
@@ -132,6 +134,9 @@ export function upgradeHandler(
         d.end();
         finish();
       },
+      switched: (h) => {
+        switchedHead = Buffer.concat([h, CRLF_CRLF]);
+      },
     });
     d.onDrain = () => app.resume();
     const finish = () => {
@@ -139,23 +144,15 @@ export function upgradeHandler(
       app.destroy();
     };
     d.onClose = finish;
-    parser.start(d.method === "HEAD");
+    parser.start(d.method === "HEAD", true);
     const onData = (chunk: Buffer) => {
       try {
-        if (first !== null) {
-          first = Buffer.concat([first, chunk]);
-          if (first.length < 12 && first.indexOf(0x0a) < 0) return;
-          const data = first;
-          first = null;
-          if (switched(data)) {
-            app.off("data", onData);
-            app.pause();
-            const { socket, head } = takeOver();
-            tunnel(socket, app, data, head, done);
-            return;
-          }
-          parser.feed(data);
-        } else parser.feed(chunk);
+        const used = parser.feedUpgrade(chunk);
+        if (switchedHead === null) return;
+        app.off("data", onData);
+        app.pause();
+        const { socket, head: fromClient } = takeOver();
+        tunnel(socket, app, Buffer.concat([switchedHead, chunk.subarray(used)]), fromClient, done);
       } catch (err) {
         fail(err as Error);
       }
@@ -188,68 +185,28 @@ export function upgradeHandler(
   };
 
   const node: UpgradeHandlers["node"] = (req, socket, rawHead) => {
-    // Node's server hands over the socket right after the head: the body is still in the raw bytes,
-    // so the app gets the client's own framing field and frames those bytes itself.
+    // Node's server hands over the socket right after the head: the body is still in the raw bytes, so
+    // the app gets the client's own framing field and the relay passes exactly the body's bytes on.
     const te = req.headers["transfer-encoding"];
     const cl = req.headers["content-length"];
     const framing =
       te !== undefined ? `transfer-encoding: ${te}\r\n` : cl !== undefined ? `content-length: ${cl}\r\n` : "";
-    const { app, done } = begin(req.method ?? "GET", req.url ?? "/", req.rawHeaders, framing);
-    let first: Buffer | null = Buffer.alloc(0);
-    const parser = new H1ResponseParser({ head: () => {}, body: () => {}, end: () => finish() });
-    parser.start(req.method === "HEAD");
-    const finish = () => {
-      done();
-      app.destroy();
-      socket.end();
-    };
-    app.once("connect", () => {
-      if (rawHead.length > 0) app.write(rawHead);
-      socket.pipe(app);
+    const { app, head, done } = begin(req.method ?? "GET", req.url ?? "/", req.rawHeaders, framing);
+    relayUpgrade({
+      client: socket,
+      clientHead: rawHead,
+      requestHead: head,
+      headRequest: req.method === "HEAD",
+      chunked: te !== undefined,
+      contentLength: te === undefined && cl !== undefined ? Number(cl) : 0,
+      app,
+      idleMs: tunnelIdleMs,
+      onTunnel: () => hijacked.add(socket),
+      onEnd: () => {
+        hijacked.delete(socket);
+        done();
+      },
     });
-    app.on("data", (chunk: Buffer) => {
-      if (first === null) {
-        socket.write(chunk);
-        try {
-          parser.feed(chunk);
-        } catch {
-          finish();
-        }
-        return;
-      }
-      first = Buffer.concat([first, chunk]);
-      if (first.length < 12 && first.indexOf(0x0a) < 0) return;
-      const data = first;
-      first = null;
-      if (switched(data)) {
-        socket.unpipe(app);
-        app.removeAllListeners("data");
-        tunnel(socket, app, data, Buffer.alloc(0), done);
-        return;
-      }
-      // Not switched: the answer is relayed as it came, then the connection closes (no raw pipe).
-      socket.unpipe(app);
-      socket.resume();
-      socket.write(data);
-      try {
-        parser.feed(data);
-      } catch {
-        finish();
-      }
-    });
-    app.once("error", (err) => {
-      if (first !== null && first.length === 0) socket.end(closingAnswer(502, `${err.message}\n`));
-      finish();
-    });
-    app.once("close", () => {
-      done();
-      socket.destroy();
-    });
-    socket.once("close", () => {
-      done();
-      app.destroy();
-    });
-    socket.on("error", () => socket.destroy());
   };
 
   return { h1, node };

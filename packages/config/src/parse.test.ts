@@ -49,7 +49,7 @@ describe("parseConfig", () => {
       "not a mapping",
       "services: x",
       [
-        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, services",
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, services",
       ],
     ],
     ["empty services", { services: [] }, ["services: must list at least one service"]],
@@ -57,7 +57,7 @@ describe("parseConfig", () => {
       "unknown top-level field",
       { services: [hello], listn: "x" },
       [
-        "listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, services",
+        "listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, services",
       ],
     ],
     [

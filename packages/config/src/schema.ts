@@ -190,6 +190,9 @@ export const configSchema = strict({
   // `thaw up`'s gateway: time for a client to send a request head (slowloris) or a new connection's first
   // byte; Knative's one minute by default.
   headersTimeout: v.optional(duration),
+  // `thaw up`'s gateway: a websocket (upgrade) tunnel with no byte either way for this long is closed; 5m
+  // by default.
+  tunnelIdleTimeout: v.optional(duration),
   services: v.pipe(
     v.array(service, "must be a list of services"),
     v.minLength(1, "must list at least one service"),

@@ -15,6 +15,8 @@ export interface ActivatorConfig {
   drainDelayMs: number;
   /** Longest wait for in-flight requests and websockets after the listener closed. */
   drainTimeoutMs: number;
+  /** A websocket (upgrade) tunnel with no byte either way for this long is closed. */
+  tunnelIdleMs: number;
   /** Path of Prometheus metrics on the activator port. */
   metricsPath: string;
   /**
@@ -62,6 +64,7 @@ const FLAGS: Record<string, string> = {
   "--pod-name": "THAW_POD_NAME",
   "--drain-delay-ms": "THAW_DRAIN_DELAY_MS",
   "--drain-timeout-ms": "THAW_DRAIN_TIMEOUT_MS",
+  "--tunnel-idle-ms": "THAW_TUNNEL_IDLE_MS",
   "--headers-timeout-ms": "THAW_HEADERS_TIMEOUT_MS",
   "--revisions": "THAW_REVISIONS",
   "--revisions-file": "THAW_REVISIONS_FILE",
@@ -186,6 +189,7 @@ export function readConfig(
     podName: vals.THAW_POD_NAME || vals.POD_NAME || vals.HOSTNAME || "thaw-activator",
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
     drainTimeoutMs: int("THAW_DRAIN_TIMEOUT_MS", 555_000, 0, 3_600_000),
+    tunnelIdleMs: int("THAW_TUNNEL_IDLE_MS", 300_000, 1000, 86_400_000),
     metricsPath: "/metrics",
     ...(vals.THAW_HEADERS_TIMEOUT_MS
       ? { headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000) }

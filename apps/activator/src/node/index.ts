@@ -17,5 +17,5 @@ export { acceptH2c } from "./h2c-accept.js";
 export { jsonLogger } from "./json-logger.js";
 export { type ActivatorMetricSources, createMetrics } from "./metrics.js";
 export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
-export { handleUpgrade } from "./upgrade.js";
+export { handleUpgrade, type UpgradeOptions } from "./upgrade.js";
 export { wsStatTransport } from "./ws-stat-transport.js";

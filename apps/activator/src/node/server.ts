@@ -218,7 +218,7 @@ export async function startActivator(
   server.on("upgrade", (req, socket, head) => {
     upgraded.add(socket);
     socket.once("close", () => upgraded.delete(socket));
-    void handleUpgrade(req, socket, head, streamDeps);
+    void handleUpgrade(req, socket, head, streamDeps, { tunnelIdleMs: config.tunnelIdleMs });
   });
   // h2c (prior knowledge) on the same port: HTTP/2 and gRPC streams, spliced to the pods' HTTP/2 sessions.
   const pods = new PodSessions();

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import { activatorForwardHeaders, passthroughLbHeaders, stripHopByHop } from "@thaw/protocol";
+import { DEFAULT_TUNNEL_IDLE_MS, relayUpgrade, splitHostPort } from "@thaw/queue-proxy/http1";
 import type { ActivatorDeps } from "../ports.js";
 import { streamLease } from "./stream-lease.js";
 
@@ -12,15 +13,24 @@ function reject(socket: Duplex, status: number, reason: string, body: string, ex
   );
 }
 
+/** What an upgrade needs beside the request path's dependencies. */
+export interface UpgradeOptions {
+  /** A tunnel with no byte either way for this long is closed (default 5 minutes). */
+  tunnelIdleMs?: number;
+}
+
 /**
- * Websocket (any `Upgrade`) pass-through at the socket level: wait for a pod like any request, then splice
- * the client's socket to a TCP connection to the pod. The lease is held until either side closes.
+ * Websocket (any `Upgrade`) pass-through: wait for a pod like any request, send it the request head and its
+ * declared body, and read its answer. Only a 101 makes the two sockets a tunnel, which holds the lease until
+ * either side closes or it idles out; any other answer goes back as an ordinary response, the connection
+ * closes and the lease is released at once.
  */
 export async function handleUpgrade(
   req: IncomingMessage,
   socket: Duplex,
   head: Buffer,
   deps: ActivatorDeps,
+  options: UpgradeOptions = {},
 ): Promise<void> {
   socket.on("error", () => {});
   const headers = new Headers();
@@ -28,6 +38,8 @@ export async function handleUpgrade(
     if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     else if (v !== undefined) headers.set(k, v);
   }
+  // Nothing is read from the client while it waits for a pod (its bytes stay in the kernel).
+  socket.pause();
   const got = await streamLease(req.url ?? "/", headers, socket, deps);
   if (got.kind === "unknown") {
     reject(socket, 404, "Not Found", "Error getting active endpoint: no such revision\n");
@@ -39,43 +51,51 @@ export async function handleUpgrade(
     return;
   }
   const { key, gate, lease, done } = got;
+  if (socket.destroyed) {
+    lease.release();
+    done();
+    return;
+  }
   const plain = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
   plain.set("host", lease.dest);
   const fwd = deps.passthroughLb ? passthroughLbHeaders(plain, key) : plain;
   fwd.set("connection", "Upgrade");
   fwd.set("upgrade", headers.get("upgrade") ?? "websocket");
-  const [host, port] = splitHostPort(lease.dest);
-  const upstream = connect({ host, port });
-  const finish = () => {
+  // The declared body keeps the client's framing (the relay passes exactly its bytes on).
+  const chunked = /(?:^|,)\s*chunked\s*$/i.test(headers.get("transfer-encoding") ?? "");
+  const contentLength = chunked ? 0 : Number(headers.get("content-length") ?? 0);
+  if (chunked) fwd.set("transfer-encoding", "chunked");
+  else if (contentLength > 0) fwd.set("content-length", String(contentLength));
+  let requestHead = `${req.method} ${req.url} HTTP/1.1\r\n`;
+  fwd.forEach((v, k) => {
+    requestHead += `${k}: ${v}\r\n`;
+  });
+  const dest = splitHostPort(lease.dest);
+  if (!dest) {
     lease.release();
     done();
-    upstream.destroy();
-    socket.destroy();
-  };
+    reject(socket, 502, "Bad Gateway", `bad pod address ${lease.dest}\n`);
+    return;
+  }
+  const app = connect({ ...dest, noDelay: true });
   let connected = false;
-  upstream.once("connect", () => {
+  app.once("connect", () => {
     connected = true;
-    let head1 = `${req.method} ${req.url} HTTP/1.1\r\n`;
-    fwd.forEach((v, k) => {
-      head1 += `${k}: ${v}\r\n`;
-    });
-    upstream.write(`${head1}\r\n`);
-    if (head.length > 0) upstream.write(head);
-    upstream.pipe(socket);
-    socket.pipe(upstream);
   });
-  upstream.once("error", (err) => {
-    if (!connected) {
-      gate.reportFailure(lease.dest);
-      reject(socket, 502, "Bad Gateway", `${err.message}\n`);
-    }
-    finish();
+  relayUpgrade({
+    client: socket,
+    clientHead: head,
+    requestHead: `${requestHead}\r\n`,
+    headRequest: req.method === "HEAD",
+    chunked,
+    contentLength,
+    app,
+    idleMs: options.tunnelIdleMs ?? DEFAULT_TUNNEL_IDLE_MS,
+    onEnd: () => {
+      if (!connected) gate.reportFailure(lease.dest);
+      lease.release();
+      done();
+    },
   });
-  upstream.once("close", finish);
-  socket.once("close", finish);
-}
-
-function splitHostPort(dest: string): [string, number] {
-  const i = dest.lastIndexOf(":");
-  return [dest.slice(0, i).replace(/^\[|\]$/g, ""), Number(dest.slice(i + 1))];
+  socket.resume();
 }
