@@ -5,6 +5,8 @@
 // `?sleep=ms` delays an answer; `?arrived=<file>` appends `<pod> <method> <url>` to that file as the request
 // arrives (a gate for tests that act while requests are at the app). `GET /close-listener` stops accepting
 // connections while the process stays up, so tests can make a live pod whose app refuses connections.
+// An upgrade request with `?refuse=<status>` is answered that status (JSON of the request, as for any request)
+// instead of 101; every other websocket upgrade is accepted.
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { WebSocketServer } from "ws";
@@ -47,7 +49,19 @@ function reply(req, res, body) {
     .writeHead(200, { "content-type": "application/json" })
     .end(JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body }));
 }
-const wss = new WebSocketServer({ server });
+const wss = new WebSocketServer({ noServer: true });
+server.on("upgrade", (req, socket, head) => {
+  const refuse = Number(new URL(req.url, "http://x").searchParams.get("refuse") ?? 0);
+  if (refuse > 0) {
+    const body = JSON.stringify({ pod, method: req.method, url: req.url, headers: req.headers, body: "" });
+    socket.end(
+      `HTTP/1.1 ${refuse} Refused\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    return;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+});
 wss.on("connection", (ws, req) => {
   ws.send(`hello from ${pod} ${req.url}`);
   ws.on("message", (data, binary) => ws.send(binary ? data : `echo ${data}`));
