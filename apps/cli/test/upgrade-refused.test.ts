@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Stack } from "../src/stack.js";
+import { type FrontProxy, startFrontProxy } from "./support/front-proxy.js";
 import { type RawSocket, rawSocket, statuses } from "./support/raw-socket.js";
 import {
   appService,
@@ -183,3 +184,57 @@ describe("refused-upgrade sockets hold no capacity; tunnels idle out and close o
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 40_000);
 });
+
+describe.each(["nginx", "caddy"] as const)(
+  "%s (upstream keepalive) in front of thaw up: a refused upgrade to alpha",
+  (kind) => {
+    const TOKEN = "t0ken-for-the-upgrade-suite";
+    let stack: Stack;
+    let dispose: () => Promise<void>;
+    let front: FrontProxy;
+    beforeAll(async () => {
+      ({ stack, dispose } = await stackFrom([
+        `token: ${TOKEN}`,
+        "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 30s }",
+        "services:",
+        ...appService("alpha", echoApp, ["    timeoutSeconds: 30"], { SERVING_POD: "alpha-app" }),
+        ...appService("beta", echoApp, ["    timeoutSeconds: 30"], { SERVING_POD: "beta-app" }),
+      ]));
+      front = await startFrontProxy(kind, Number(new URL(stack.url).port));
+      await untilAnswered(front.url, { host: "alpha.localhost" }, "alpha through the proxy");
+      await untilAnswered(front.url, { host: "beta.localhost" }, "beta through the proxy");
+    }, 60_000);
+    afterAll(async () => {
+      await front?.stop();
+      await dispose?.();
+    }, 30_000);
+
+    it("leaves no pooled connection spliced: other clients' requests for beta are answered by beta, the operator's token reaches no app", async () => {
+      const clients: RawSocket[] = [];
+      try {
+        for (const status of [426, 400, 200]) {
+          const c = await rawSocket(front.url);
+          clients.push(c);
+          c.write(refusedUpgrade("alpha.localhost", status));
+          expect(await c.until(() => statuses(c.text).length === 1, 10_000)).toBe(true);
+          expect(statuses(c.text)).toEqual([status]);
+        }
+        const answeredBy: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const r = await request(front.url, { path: `/other-${i}`, headers: { host: "beta.localhost" } });
+          answeredBy.push(r.status === 200 ? JSON.parse(r.body).pod : `status ${r.status}`);
+        }
+        expect(answeredBy).toEqual(Array(6).fill("beta-app"));
+        const api = await request(front.url, {
+          path: "/_thaw/api/revisions",
+          headers: { host: "beta.localhost", authorization: `Bearer ${TOKEN}` },
+        });
+        expect(api.body).not.toContain(TOKEN);
+        expect(api.status).toBe(200);
+        expect(Array.isArray(JSON.parse(api.body))).toBe(true);
+      } finally {
+        for (const c of clients) c.destroy();
+      }
+    }, 60_000);
+  },
+);
