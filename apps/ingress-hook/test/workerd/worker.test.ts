@@ -59,6 +59,28 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
     expect(seen).toContain("x-keep");
   });
 
+  it.each([426, 400, 200])(
+    "a websocket upgrade the origin refuses with %i is an ordinary response; nothing is tunnelled",
+    async (status) => {
+      const r = await exports.default.fetch(`http://hello.localhost/ws?refuse=${status}`, {
+        headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13" },
+      });
+      expect(r.status).toBe(status);
+      expect(r.webSocket).toBeNull();
+      // The body is the origin's answer to the upgrade request, which carried the worker's headers.
+      const echo = (await r.json()) as Echo;
+      expect(echo.url).toBe(`/ws?refuse=${status}`);
+      expect(echo.headers["x-forwarded-host"]).toBe("hello.localhost");
+      // The next request is a request of its own, with the worker's rules (no raw bytes reach the origin).
+      const next = await exports.default.fetch("http://hello.localhost/after", {
+        headers: { "K-Proxy-Request": "activator", "X-Thaw-Route-Token": "stolen" },
+      });
+      const seen = (await next.json()) as Echo;
+      expect(seen.url).toBe("/after");
+      expect(Object.keys(seen.headers).filter((h) => /^(k-|x-thaw-)/.test(h))).toEqual([]);
+    },
+  );
+
   it("unknown host -> 404", async () => {
     const r = await exports.default.fetch("http://nobody.localhost/");
     expect(r.status).toBe(404);
