@@ -36,11 +36,21 @@ afterAll(async () => {
   await reference?.close();
 });
 
+/** Node's server without an upgrade listener answers an upgrade and reads nothing after it (no splice). */
+const STOPS_AFTER = new Set([
+  "upgrade answered without 101, then a pipelined request",
+  "upgrade with a length, then a pipelined request",
+  "upgrade with a chunked body, then a pipelined request",
+  "two refused upgrades, then a pipelined request",
+]);
+
 describe("ingress hook (forward-auth) against llhttp: the corpus", () => {
   for (const row of CORPUS) {
     it(row.name, async () => {
       const result = await runCase(reference, target, row.bytes("a.example"));
-      expect(result.verdict.outcome, JSON.stringify(result)).toBe("same");
+      expect(result.verdict.outcome, JSON.stringify(result)).toBe(
+        STOPS_AFTER.has(row.name) ? "stopped-after-upgrade" : "same",
+      );
     });
   }
 });

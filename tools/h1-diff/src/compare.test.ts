@@ -29,10 +29,66 @@ const side = (over: Partial<Side> = {}): Side => ({
   ...over,
 });
 const never = () => false;
+const upgrade = msg({
+  method: "GET",
+  target: "/ws",
+  headers: [
+    ["Host", "a"],
+    ["Connection", "Upgrade"],
+    ["Upgrade", "websocket"],
+  ],
+  body: "",
+});
+const next = msg({ method: "GET", target: "/next", headers: [["Host", "a"]], body: "" });
+const afterUpgrade = side({
+  messages: [upgrade, next],
+  answers: [
+    { status: 200, body: "" },
+    { status: 200, body: "" },
+  ],
+});
 
 describe("compare", () => {
   const rows: { name: string; ref: Side; target: Side; outcome: string; known?: () => boolean }[] = [
     { name: "the same message", ref: side(), target: side(), outcome: "same" },
+    {
+      name: "a refused upgrade answered, then the connection closed: nothing after it passed on",
+      ref: afterUpgrade,
+      target: side({ messages: [upgrade], closed: true }),
+      outcome: "closed-after-upgrade",
+    },
+    {
+      name: "a refused upgrade, then the next request as llhttp reads it",
+      ref: afterUpgrade,
+      target: afterUpgrade,
+      outcome: "same",
+    },
+    {
+      name: "a refused upgrade, then the next request passed on raw (without the target's fields)",
+      ref: afterUpgrade,
+      target: side({
+        messages: [upgrade, msg({ method: "GET", target: "/next", headers: [["Host", "evil"]], body: "" })],
+      }),
+      outcome: "disagree",
+    },
+    {
+      name: "an answering target: a refused upgrade answered, then closed",
+      ref: afterUpgrade,
+      target: side({ messages: null, closed: true }),
+      outcome: "closed-after-upgrade",
+    },
+    {
+      name: "an answering target that reads nothing after a refused upgrade",
+      ref: afterUpgrade,
+      target: side({ messages: null }),
+      outcome: "stopped-after-upgrade",
+    },
+    {
+      name: "an answering target that answered 101 and closed is no refusal",
+      ref: afterUpgrade,
+      target: side({ messages: null, answers: [{ status: 101, body: "" }], closed: true }),
+      outcome: "disagree",
+    },
     {
       name: "a framing field the target dropped (the smuggling shape)",
       ref: side(),

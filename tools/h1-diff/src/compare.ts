@@ -40,11 +40,15 @@ export type Outcome =
   /** The target forwarded nothing wrong and is still waiting for bytes llhttp already refused. */
   | "pending"
   /**
-   * llhttp stopped at an upgrade request (it leaves the rest of the connection to the new protocol, even
-   * when Node's server answers it as a plain request); the target, whose app did not switch, read further
-   * requests. Those are not compared: the harness has no llhttp view of them.
+   * The app refused an upgrade (no 101); the target answered it and closed the connection, passing on
+   * nothing the client sent after it (the safe choice where the socket was handed over raw).
    */
-  | "after-upgrade"
+  | "closed-after-upgrade"
+  /**
+   * A target that answers itself (Node's server without an `upgrade` listener) answered an upgrade request
+   * and reads nothing after it: the requests behind it get no answer, and none is passed anywhere.
+   */
+  | "stopped-after-upgrade"
   /** A framing disagreement: the test fails. */
   | "disagree";
 
@@ -70,10 +74,6 @@ export function compare(
   const got = target.messages;
   for (let i = 0; i < got.length; i++) {
     const want = refMessages[i];
-    const previous = refMessages[i - 1];
-    if (want === undefined && previous?.complete && isUpgrade(previous)) {
-      return { outcome: "after-upgrade", detail: `${got.length - i} messages after ${show(previous)}` };
-    }
     if (want === undefined) {
       return disagree(
         `message ${i + 1} forwarded, llhttp parsed only ${refMessages.length}: ${show(got[i])}`,
@@ -87,6 +87,7 @@ export function compare(
   // A server reads nothing after a message that ends the connection (RFC 9112 9.6), though llhttp parses it.
   if (last?.complete && closesAfter(last)) return { outcome: "same", detail: "" };
   if (got.length === refMessages.length && !refRejected) return { outcome: "same", detail: "" };
+  if (closedAfterUpgrade(got, target)) return closedAfter(got[got.length - 1]);
   // llhttp refused inside the message after the last one forwarded (it had read that message's head).
   const refusedNext =
     refRejected && got.length === refMessages.length - 1 && refMessages[got.length]?.complete === false;
@@ -105,9 +106,9 @@ export function compare(
     return disagree(`the target closed after ${got.length} messages without a refusal answer`);
   }
   if (sameRefusal) return { outcome: "same", detail: "" };
-  // Refused inside a message llhttp never completed either, or after an upgrade request: from there on
-  // Node's server reports no llhttp error, so llhttp's own view is not known.
-  if ((got.length === refMessages.length && last?.complete === false) || refMessages.some(isUpgrade)) {
+  // Refused inside a message llhttp never completed either: Node's server reports no llhttp error there,
+  // so llhttp's own view is not known.
+  if (got.length === refMessages.length && last?.complete === false) {
     return {
       outcome: "stricter",
       detail: `refused where llhttp's verdict is not known: ${refusal.body.trim()}`,
@@ -155,6 +156,25 @@ function compareAnswers(
 ): Verdict {
   // Nothing after a message that ends the connection is answered, though llhttp parses it.
   const ends = refMessages.findIndex((m) => m.complete && closesAfter(m));
+  const upgrade = refMessages.findIndex((m) => m.complete && isUpgrade(m));
+  if (
+    upgrade >= 0 &&
+    (ends < 0 || upgrade < ends) &&
+    !refRejected &&
+    closedAfterUpgrade(refMessages.slice(0, upgrade + 1), target)
+  ) {
+    return closedAfter(refMessages[upgrade]);
+  }
+  if (
+    upgrade >= 0 &&
+    (ends < 0 || upgrade < ends) &&
+    !refRejected &&
+    !target.closed &&
+    upgrade < refMessages.length - 1 &&
+    target.answers.length === refMessages.slice(0, upgrade + 1).filter((m) => m.complete).length
+  ) {
+    return { outcome: "stopped-after-upgrade", detail: `nothing read after ${show(refMessages[upgrade])}` };
+  }
   const considered = ends < 0 ? refMessages : refMessages.slice(0, ends + 1);
   const complete = considered.filter((m) => m.complete).length;
   const heads = considered.length;
@@ -174,6 +194,18 @@ function compareAnswers(
       : disagree("the target refused, llhttp did not");
   }
   return disagree(`the target answered ${answers.length} requests, llhttp parsed ${complete}`);
+}
+
+/** The last of `forwarded` is a complete upgrade request, answered (not 101), and then the target closed. */
+function closedAfterUpgrade(forwarded: Message[], target: Side): boolean {
+  const last = forwarded[forwarded.length - 1];
+  if (last === undefined || !last.complete || !isUpgrade(last) || !target.closed) return false;
+  const answered = forwarded.filter((m) => m.complete).length;
+  return target.answers.length === answered && target.answers.every((a) => a.status !== 101);
+}
+
+function closedAfter(m: Message | undefined): Verdict {
+  return { outcome: "closed-after-upgrade", detail: `closed after the refused ${show(m)}` };
 }
 
 function disagree(detail: string): Verdict {

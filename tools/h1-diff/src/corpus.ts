@@ -136,6 +136,30 @@ export const CORPUS: readonly CorpusRow[] = [
     (h) => `${post(h, "Connection: upgrade", "Upgrade: x", "Content-Length: 5")}hello`,
   ),
   row(
+    "upgrade answered without 101, then a pipelined request",
+    (h) => head("GET /ws HTTP/1.1", h, "Connection: Upgrade", "Upgrade: websocket") + getReq(h),
+  ),
+  row(
+    "upgrade with a length, then a pipelined request",
+    (h) => `${post(h, "Connection: upgrade", "Upgrade: x", "Content-Length: 5")}hello${getReq(h)}`,
+  ),
+  row(
+    "upgrade with a chunked body, then a pipelined request",
+    (h) =>
+      `${post(h, "Connection: upgrade", "Upgrade: x", "Transfer-Encoding: chunked")}5\r\nhello\r\n0\r\n\r\n${getReq(h)}`,
+  ),
+  row(
+    "two refused upgrades, then a pipelined request",
+    (h) =>
+      head("GET /ws1 HTTP/1.1", h, "Connection: Upgrade", "Upgrade: websocket") +
+      head("GET /ws2 HTTP/1.1", h, "Connection: Upgrade", "Upgrade: websocket") +
+      getReq(h),
+  ),
+  row(
+    "Upgrade without the Connection token, then a pipelined request",
+    (h) => head("GET /ws HTTP/1.1", h, "Upgrade: websocket") + getReq(h),
+  ),
+  row(
     "pipelining: length, chunked, none",
     (h) => `${post(h, "Content-Length: 3")}abc${chunked(h, "2\r\nde\r\n0\r\n\r\n")}${getReq(h)}`,
   ),

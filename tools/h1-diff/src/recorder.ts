@@ -1,10 +1,12 @@
 /**
  * A plain Node `http` server that records every message it parses, per connection and in arrival order,
  * and every refusal. It plays both sides of a differential run: the reference (raw bytes straight in)
- * and the app behind the target (what the target forwarded).
+ * and the app behind the target (what the target forwarded). It refuses every upgrade (answers it like
+ * any request, no 101) and llhttp goes on reading the connection as HTTP after it (`replayUpgrade`), so
+ * the requests that follow a refused upgrade have a reference view too.
  */
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import net, { type AddressInfo, type Socket } from "node:net";
 import type { Message, Rejection } from "./message.js";
 
 /** What one connection to the recorder carried. */
@@ -41,7 +43,11 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
   const sockets = new Set<Socket>();
   let messages: Message[] = [];
   let rejections: Rejection[] = [];
+  /** Replay connections (by their client port) and the connection whose log they write to. */
+  const replays = new Map<number, { log: ConnectionLog; upgrade: [string, string][] }>();
   const logOf = (socket: Socket): ConnectionLog => {
+    const replay = replays.get(socket.remotePort ?? 0);
+    if (replay !== undefined) return replay.log;
     const port = socket.remotePort ?? 0;
     let log = connections.get(port);
     if (log === undefined || log.socket !== socket) {
@@ -53,9 +59,14 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
   // No Host check of Node's own: llhttp reads a request without one, and that is what is compared.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     if (options.intercept?.(req, res)) return;
-    const headers: [string, string][] = [];
+    let headers: [string, string][] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
+    }
+    // The replayed head of a refused upgrade: recorded with the fields it came with.
+    const replay = replays.get(req.socket.remotePort ?? 0);
+    if (replay !== undefined && headers.some(([n]) => n.toLowerCase() === REPLAYED)) {
+      headers = replay.upgrade;
     }
     const message: Message = {
       method: req.method ?? "",
@@ -100,6 +111,13 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
+  server.on("upgrade", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+    replayUpgrade((server.address() as AddressInfo).port, req, socket, head, (inner, upgrade) => {
+      const log = logOf(socket);
+      replays.set(inner.localPort ?? 0, { log, upgrade });
+      inner.once("close", () => replays.delete(inner.localPort ?? 0));
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
@@ -121,4 +139,43 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
         server.close(() => resolve());
       }),
   };
+}
+
+/** The field that marks a refused upgrade's replayed head (never sent by a case). */
+const REPLAYED = "x-h1-diff-replayed-upgrade";
+
+/**
+ * A refused upgrade, read on as HTTP by llhttp itself: its head again without the `Upgrade` field (so llhttp
+ * sees a plain request, framing its body by the same fields), then every byte the client sent after the
+ * head, on a loopback connection to the same server, whose answers go back to the client.
+ */
+function replayUpgrade(
+  port: number,
+  req: http.IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+  register: (inner: Socket, upgrade: [string, string][]) => void,
+): void {
+  const upgrade: [string, string][] = [];
+  let text = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    const value = req.rawHeaders[i + 1] as string;
+    upgrade.push([name, value]);
+    if (name.toLowerCase() !== "upgrade") text += `${name}: ${value}\r\n`;
+  }
+  text += `${REPLAYED}: 1\r\n\r\n`;
+  socket.pause();
+  const inner = net.connect({ host: "127.0.0.1", port }, () => {
+    register(inner, upgrade);
+    inner.write(text, "latin1");
+    if (head.length > 0) inner.write(head);
+    socket.pipe(inner);
+    inner.pipe(socket);
+    socket.resume();
+  });
+  inner.on("error", () => socket.destroy());
+  socket.on("error", () => inner.destroy());
+  socket.once("close", () => inner.destroy());
+  inner.once("close", () => socket.destroy());
 }

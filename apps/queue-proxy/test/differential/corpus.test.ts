@@ -13,7 +13,6 @@ const STRICTER: Record<string, Outcome> = {
   "two spaces in the request line": "stricter",
   "two Host fields": "stricter",
   "missing Host in HTTP/1.1": "stricter",
-  "upgrade answered without 101, then a pipelined request": "after-upgrade",
 };
 
 const pair = differentialPair();

@@ -31,7 +31,8 @@ describe("queue-proxy against llhttp: generated requests", () => {
         same: 0,
         stricter: 0,
         pending: 0,
-        "after-upgrade": 0,
+        "closed-after-upgrade": 0,
+        "stopped-after-upgrade": 0,
         disagree: 0,
       };
       await fc.assert(

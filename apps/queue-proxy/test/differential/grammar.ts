@@ -173,13 +173,20 @@ const request = fc
     sp2: sp,
     version,
     host: mostly(["Host: a"], [], ["Host: a", "Host: b"], ["Host:"]),
+    // An upgrade request (the recording app never answers 101): what follows it on the connection is
+    // compared like any request, so a target that splices after a refusal disagrees.
+    upgrade: mostly(
+      [] as string[],
+      ["Connection: Upgrade", "Upgrade: websocket"],
+      ["Connection: keep-alive, Upgrade", "Upgrade: x"],
+    ),
     fields: fc.array(extraField, { maxLength: 3 }),
     framing,
     eol,
     end: eol,
   })
   .map((r) => {
-    const lines = [...r.host, ...r.framing.fields, ...r.fields];
+    const lines = [...r.host, ...r.upgrade, ...r.framing.fields, ...r.fields];
     return `${r.method}${r.sp1}${r.target}${r.sp2}${r.version}\r\n${lines.map((l) => `${l}${r.eol}`).join("")}${r.end}${r.framing.body}`;
   });
 
