@@ -1,9 +1,14 @@
 /**
  * An upgrade the app does not accept leaves the connection HTTP (issue 16): the next request on it is
- * parsed, filtered and counted like any other, and the upgrade request's own body keeps its framing.
+ * parsed, filtered and counted like any other, and the upgrade request's own body keeps its framing. On
+ * the TLS port, whose socket Node's server hands over raw, the answer is relayed and the connection
+ * closes: nothing the client sent after its request reaches the app (issue 26). The app is a recorder
+ * that, like most servers, goes on reading HTTP after an upgrade it refused.
  */
+import tls from "node:tls";
 import { sendRaw, startRecorder } from "@thaw/h1-diff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { certsDir, writeCert } from "./certs.js";
 import { get, startInProcess } from "./helpers.js";
 
 let app: Awaited<ReturnType<typeof startRecorder>>;
@@ -54,4 +59,54 @@ describe("an upgrade answered without 101", () => {
     // It went through the exchange path: counted in the request metrics (the upgrade itself is not).
     expect((await counted()) - before).toBe(1);
   });
+});
+
+describe("an upgrade answered without 101 on the TLS port", () => {
+  let tlsQp: Awaited<ReturnType<typeof startInProcess>>;
+  const certs = certsDir();
+  beforeAll(async () => {
+    writeCert(certs.dir);
+    tlsQp = await startInProcess(app.port, { QUEUE_SERVING_TLS_PORT: "0", THAW_CERTS_DIR: certs.dir });
+  });
+  afterAll(async () => {
+    await tlsQp?.close();
+    certs.remove();
+  });
+
+  it.each([
+    ["GET", ""],
+    ["POST with a length", "Content-Length: 5\r\n\r\nhello"],
+    ["POST chunked", "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
+  ])(
+    "%s: the answer is relayed, then the connection closes; the pipelined request never reaches the app",
+    async (_, body) => {
+      app.reset();
+      const method = body === "" ? "GET" : "POST";
+      const bytes =
+        `${method} /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        (body === "" ? "\r\n" : body) +
+        "GET /smuggled HTTP/1.1\r\nHost: evil.example\r\nK-Proxy-Request: activator\r\n\r\n";
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = tls.connect(
+          { host: "127.0.0.1", port: tlsQp.ports.servingTls, rejectUnauthorized: false },
+          () => socket.write(bytes, "latin1"),
+        );
+        let out = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (d: string) => {
+          out += d;
+        });
+        socket.setTimeout(5000, () => {
+          socket.destroy();
+          resolve(`${out}(still open after 5 s)`);
+        });
+        socket.once("close", () => resolve(out));
+        socket.once("error", reject);
+      });
+      expect(app.messages.map((m) => [m.target, m.body])).toEqual([["/ws", body === "" ? "" : "hello"]]);
+      expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(text).toContain("connection: close");
+      expect(text).not.toContain("still open");
+    },
+  );
 });
