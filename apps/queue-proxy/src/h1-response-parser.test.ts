@@ -309,3 +309,58 @@ describe("parseKeepAliveTimeout", () => {
     expect(parseKeepAliveTimeout(value)).toBe(ms);
   });
 });
+
+describe("upgrade mode (start(_, true))", () => {
+  /** Feeds `text` in `size`-byte pieces; returns the switched head, the bytes left after it, and any head. */
+  function run(text: string, size: number) {
+    const out = { switched: "", rest: "", statuses: [] as number[], ended: false };
+    const p = new H1ResponseParser({
+      head: (status) => out.statuses.push(status),
+      body: () => {},
+      end: () => {
+        out.ended = true;
+      },
+      switched: (h) => {
+        out.switched = h.toString("latin1");
+      },
+    });
+    p.start(false, true);
+    const bytes = Buffer.from(text, "latin1");
+    for (let at = 0; at < bytes.length; at += size) {
+      const piece = bytes.subarray(at, at + size);
+      if (p.switchedOver) out.rest += piece.toString("latin1");
+      else out.rest += piece.subarray(p.feedUpgrade(piece)).toString("latin1");
+    }
+    return out;
+  }
+
+  it.each([1, 7, 1000])(
+    "a 101 after interim 100 and 103, new-protocol bytes behind it (pieces of %i)",
+    (size) => {
+      const got = run(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" +
+          "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x02hi",
+        size,
+      );
+      expect(got).toEqual({
+        switched: "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade",
+        rest: "\x81\x02hi",
+        statuses: [],
+        ended: false,
+      });
+    },
+  );
+
+  it("any other final answer is an ordinary response (no switch)", () => {
+    const got = run("HTTP/1.1 426 Upgrade Required\r\nContent-Length: 2\r\n\r\nno", 1000);
+    expect(got).toEqual({ switched: "", rest: "", statuses: [426], ended: true });
+  });
+
+  it("bytes after a refusal's end are an error, as in a plain exchange", () => {
+    const p = new H1ResponseParser({ head: () => {}, body: () => {}, end: () => {} });
+    p.start(false, true);
+    expect(() =>
+      p.feedUpgrade(Buffer.from("HTTP/1.1 400 Bad\r\nContent-Length: 0\r\n\r\nHTTP/1.1 101 X\r\n\r\n")),
+    ).toThrow(/after the end/);
+  });
+});
