@@ -494,6 +494,53 @@ describe("drain", () => {
   });
 });
 
+describe("websocket tunnels (issue 26)", () => {
+  /** A pod whose app accepts websockets and echoes; an activator in front with `tunnelIdleMs`. */
+  async function tunnelled(tunnelIdleMs: number) {
+    const b = await backend();
+    const wss = new WebSocketServer({ server: b.server });
+    wss.on("connection", (ws) => ws.on("message", (m, binary) => ws.send(m, { binary })));
+    cleanup.push(() => new Promise((r) => wss.close(() => r())));
+    const rev: StaticRevision = { ...KEY, ...defaultRevisionConfig, endpoints: [b.addr] };
+    const a = await startActivator(testActivatorConfig([rev], { tunnelIdleMs }));
+    cleanup.push(() => a.close());
+    const ws = new WebSocket(`ws://127.0.0.1:${a.port}/socket`, { headers: REV });
+    await once(ws, "open");
+    return { a, ws };
+  }
+
+  it("a tunnel with no byte either way for tunnelIdleMs is closed; one in use is not", async () => {
+    const { a } = await tunnelled(2500);
+    const idle = new WebSocket(`ws://127.0.0.1:${a.port}/socket`, { headers: REV });
+    const busy = new WebSocket(`ws://127.0.0.1:${a.port}/socket`, { headers: REV });
+    await Promise.all([once(idle, "open"), once(busy, "open")]);
+    const t0 = Date.now();
+    const ping = setInterval(() => busy.send("x"), 200);
+    try {
+      const closedAfter = await Promise.race([
+        once(idle, "close").then(() => Date.now() - t0),
+        new Promise<number>((r) => setTimeout(() => r(-1), 8000)),
+      ]);
+      expect(closedAfter, "the idle tunnel closed at its limit").toBeGreaterThanOrEqual(2300);
+      expect(closedAfter).toBeLessThan(6000);
+      expect(busy.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      clearInterval(ping);
+      idle.terminate();
+      busy.terminate();
+    }
+  });
+
+  it("a tunnel still open when the drain timeout passes is closed, and drain() returns", async () => {
+    const { a, ws } = await tunnelled(300_000);
+    const closed = once(ws, "close");
+    const t0 = Date.now();
+    await a.drain(); // drainDelayMs 0, drainTimeoutMs 1000
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await closed;
+  });
+});
+
 describe("drain: a connection that has sent nothing yet", () => {
   it("may still send its request for a grace after the stop, and is answered", async () => {
     const b = await backend((req, res) => {
