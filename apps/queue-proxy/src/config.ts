@@ -43,6 +43,8 @@ export interface QueueProxyConfig {
   drainQuietPeriodMs: number;
   /** How long to wait for upgraded connections after the servers closed. */
   hijackedGraceMs: number;
+  /** A websocket (upgrade) tunnel with no byte either way for this long is closed, both sides. */
+  tunnelIdleMs: number;
   /** Longest pause between aggressive readiness attempts that found nothing listening (0 = Knative's 50 ms). */
   probeConnectRetryMaxMs: number;
   bindHost: string;
@@ -145,6 +147,7 @@ export function parseConfig(
     requestLog: bool("THAW_REQUEST_LOG", false),
     drainQuietPeriodMs: int("THAW_DRAIN_QUIET_PERIOD_MS", 0, 3_600_000, 30_000, "milliseconds (0-3600000)"),
     hijackedGraceMs: int("THAW_HIJACKED_GRACE_MS", 0, 3_600_000, 60_000, "milliseconds (0-3600000)"),
+    tunnelIdleMs: int("THAW_TUNNEL_IDLE_MS", 1000, 86_400_000, 300_000, "milliseconds (1000-86400000)"),
     headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 100, 3_600_000, 60_000, "milliseconds (100-3600000)"),
     probeConnectRetryMaxMs: int("THAW_PROBE_CONNECT_RETRY_MS", 0, 50, 50, "milliseconds (0-50, 0 = off)"),
     bindHost: env["THAW_BIND_HOST"] ?? "",

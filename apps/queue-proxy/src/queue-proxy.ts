@@ -123,7 +123,7 @@ export async function startQueueProxy(
   };
   const hijacked = new HijackedConnections();
   const onRequest = servingHandler(ctx, drainer);
-  const onUpgrade = upgradeHandler(ctx, drainer, config.userPort, hijacked);
+  const onUpgrade = upgradeHandler(ctx, drainer, config.userPort, hijacked, config.tunnelIdleMs);
   const serving = createServingPort(onRequest, onUpgrade.h1, config.headersTimeoutMs);
   // Knative serves TLS only when its certificate is mounted; the check is made once, at start.
   const certFiles = certFilesIn(config.certsDir);
