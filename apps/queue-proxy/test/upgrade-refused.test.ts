@@ -5,6 +5,7 @@
  * closes: nothing the client sent after its request reaches the app (issue 26). The app is a recorder
  * that, like most servers, goes on reading HTTP after an upgrade it refused.
  */
+import net, { type AddressInfo } from "node:net";
 import tls from "node:tls";
 import { sendRaw, startRecorder } from "@thaw/h1-diff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,4 +110,63 @@ describe("an upgrade answered without 101 on the TLS port", () => {
       expect(text).not.toContain("still open");
     },
   );
+});
+
+describe("bytes a client sends before the 101 (TLS port)", () => {
+  it("never reach the app: the tunnel is cut instead of carrying them", async () => {
+    // An app that accepts every upgrade (101 once the head is in) and records what comes after it.
+    const after: Buffer[] = [];
+    const accepting = net.createServer((s) => {
+      let head = "";
+      s.on("data", (d: Buffer) => {
+        if (head.includes("\r\n\r\n")) {
+          after.push(d);
+          return;
+        }
+        head += d.toString("latin1");
+        const end = head.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        if (head.length > end + 4) after.push(Buffer.from(head.slice(end + 4), "latin1"));
+        // Answer late, so the client's early bytes are surely in before the 101.
+        setTimeout(
+          () =>
+            s.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"),
+          200,
+        );
+      });
+      s.on("error", () => {});
+    });
+    await new Promise<void>((r) => accepting.listen(0, "127.0.0.1", r));
+    const certs = certsDir();
+    writeCert(certs.dir);
+    const qp = await startInProcess((accepting.address() as AddressInfo).port, {
+      QUEUE_SERVING_TLS_PORT: "0",
+      THAW_CERTS_DIR: certs.dir,
+    });
+    try {
+      const closed = await new Promise<boolean>((resolve, reject) => {
+        const socket = tls.connect(
+          { host: "127.0.0.1", port: qp.ports.servingTls, rejectUnauthorized: false },
+          () =>
+            socket.write(
+              "GET /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n" +
+                "GET /smuggled HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+            ),
+        );
+        socket.resume();
+        socket.setTimeout(3000, () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once("close", () => resolve(true));
+        socket.once("error", reject);
+      });
+      expect(Buffer.concat(after).toString("latin1")).toBe("");
+      expect(closed, "the connection was cut").toBe(true);
+    } finally {
+      await qp.close();
+      certs.remove();
+      accepting.close();
+    }
+  });
 });
