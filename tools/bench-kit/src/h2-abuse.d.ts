@@ -17,6 +17,7 @@ export function rapidReset(
     headers?: Record<string, string>;
     sentinel?: boolean;
     batch?: number;
+    pauseMs?: number;
     maxMs?: number;
   },
 ): Promise<{ goaway: number | null; sent: number; sentinel: number | null }>;
@@ -47,3 +48,5 @@ export function rapidResetScenario(
     flood?: number;
   },
 ): Promise<{ resetReached: number; floodReached: number; problems: string[] }>;
+/** Path of the counting app as a process (PORT; HTTP1_ONLY=1 for an app without h2c). */
+export const COUNT_APP: string;

@@ -4,6 +4,10 @@
 import { createServer as createHttp1 } from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { fileURLToPath } from "node:url";
+
+/** Path of the counting app as a process (PORT; HTTP1_ONLY=1 for an app without h2c). */
+export const COUNT_APP = fileURLToPath(new URL("./h2-count-app.mjs", import.meta.url));
 
 const PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const { NGHTTP2_CANCEL } = http2.constants;
@@ -97,7 +101,7 @@ const CANCEL = Buffer.from([0, 0, 0, 8]);
  */
 export function rapidReset(
   port,
-  { n, path = "/rr", authority = "app.local", headers = {}, sentinel = true, batch = 100, maxMs = 20_000 },
+  { n, path = "/rr", authority = "app.local", headers = {}, sentinel = true, batch = 100, pauseMs = 1, maxMs = 20_000 },
 ) {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -144,6 +148,9 @@ export function rapidReset(
           chunk.push(frame(1, END_STREAM_HEADERS, id, block(`${path}/${sent}`)), frame(3, 0, id, CANCEL));
         }
         if (!socket.write(Buffer.concat(chunk))) await new Promise((r) => socket.once("drain", r));
+        // A moment between batches, so the server reads them as they come (an in-process server too):
+        // more than 1000 resets in one read trip nghttp2's own limiter (GOAWAY INTERNAL_ERROR) first.
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       }
       if (sentinel && goaway === null && !socket.destroyed) {
         sentinelId = id;
@@ -203,7 +210,8 @@ export async function idleSession(port, { headers = null, maxMs }) {
 
 /**
  * An app on 127.0.0.1:`port` (0: any) speaking HTTP/1.1 and, unless `http1Only`, h2c prior knowledge on one
- * port, answering every request 200 with its protocol, and counting requests whose path starts with
+ * port, answering every request 200 with its protocol (a queue probe, `K-Network-Probe: queue`, with
+ * `queue`, so it can stand in for a pod behind the activator), and counting requests whose path starts with
  * `/rr/` (the reset streams of {@link rapidReset}): `count()`, also as `GET /count` JSON `{ rr }`.
  */
 export async function countApp({ port = 0, http1Only = false } = {}) {
@@ -211,7 +219,9 @@ export async function countApp({ port = 0, http1Only = false } = {}) {
   const handler = (req, res) => {
     const path = req.url ?? "/";
     if (path.startsWith("/rr/")) rr++;
-    const body = path === "/count" ? JSON.stringify({ rr }) : `ok ${req.httpVersion}\n`;
+    // As a queue-proxy answers the activator's probe, so the app can stand in for a pod.
+    const probe = req.headers["k-network-probe"] === "queue";
+    const body = probe ? "queue" : path === "/count" ? JSON.stringify({ rr }) : `ok ${req.httpVersion}\n`;
     req.resume();
     req.on("end", () => {
       res.writeHead(200, { "content-type": "text/plain", "x-app-protocol": req.httpVersion });
