@@ -101,7 +101,16 @@ const CANCEL = Buffer.from([0, 0, 0, 8]);
  */
 export function rapidReset(
   port,
-  { n, path = "/rr", authority = "app.local", headers = {}, sentinel = true, batch = 100, pauseMs = 1, maxMs = 20_000 },
+  {
+    n,
+    path = "/rr",
+    authority = "app.local",
+    headers = {},
+    sentinel = true,
+    batch = 100,
+    pauseMs = 1,
+    maxMs = 20_000,
+  },
 ) {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
