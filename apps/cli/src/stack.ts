@@ -29,9 +29,9 @@ import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { Agent, fetch as undiciFetch } from "undici";
-import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
+import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
 import { type StackMetrics, stackMetrics } from "./metrics.js";
 import { podForwarders } from "./pod-forwarders.js";
@@ -288,6 +288,7 @@ export async function startStack(
 
   let inflight = 0;
   let lastRequestAt = 0;
+  const eventStreams = new Set<import("node:http").ServerResponse>();
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
   const metrics = stackMetrics({ telemetry, coordinator, service, hook });
   const offPhases = recordColdStartPhases(feed, metrics.autoscaler.coldStartPhase);
@@ -335,9 +336,15 @@ export async function startStack(
   const server: Server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
     (req, res) => {
-      inflight++;
-      lastRequestAt = Date.now();
-      res.once("close", () => inflight--);
+      // The dashboard's event stream lasts as long as the page: it is ended at stop, not waited for.
+      if (req.url?.startsWith(EVENT_STREAM_PATH)) {
+        eventStreams.add(res);
+        res.once("close", () => eventStreams.delete(res));
+      } else {
+        inflight++;
+        lastRequestAt = Date.now();
+        res.once("close", () => inflight--);
+      }
       void listener(req, res);
     },
   );
@@ -379,21 +386,16 @@ export async function startStack(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // 1. No new connections, once those under way are accepted. Connections already open may still send a
-      //    request: wait until nothing is in flight and no request started for a moment, then close the idle
-      //    ones.
-      const closed = await closeListenerWhenQuiet(server);
-      for (let i = 0; i < 1_000_000; i++) {
-        if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      // 2. Keep-alive connections that stay idle are closed; busy ones after their response.
-      const idle = setInterval(() => server.closeIdleConnections(), 100);
-      server.closeIdleConnections();
-      h2c.closeSessions();
-      await closed;
-      clearInterval(idle);
-      // 3. Stop deciding, then drain and stop every pod.
+      // 1. The gateway: accepted requests finish, within one bound for every kind of connection.
+      await drainGateway({
+        server,
+        h2c,
+        upgraded,
+        eventStreams,
+        inflight: () => inflight,
+        lastRequestAt: () => lastRequestAt,
+      });
+      // 2. Stop deciding, then drain and stop every pod.
       await service.stop();
       feed.stop();
       offPhases();
