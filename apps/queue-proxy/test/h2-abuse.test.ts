@@ -54,3 +54,21 @@ describe("queue-proxy: HTTP/2 rapid reset and idle sessions (the real bin)", () 
     expect((await h2Request(port, { ...headers, ":path": "/still" })).status).toBe(200);
   }, 60_000);
 });
+
+describe("queue-proxy: the app's protocol follows its port name (Knative's h2c)", () => {
+  it("an HTTP/2 client reaches an HTTP/1-only app over HTTP/1.1 when the port is not named h2c", async () => {
+    const plain = await countApp({ http1Only: true });
+    const child = await runBin(baseEnv(plain.port));
+    try {
+      const r = await h2Request(child.ports.serving, {
+        ":method": "GET",
+        ":path": "/hello",
+        ":authority": "app.local",
+      });
+      expect(r).toEqual({ status: 200, body: "ok 1.1\n" });
+    } finally {
+      child.proc.kill("SIGKILL");
+      await plain.close();
+    }
+  }, 30_000);
+});
