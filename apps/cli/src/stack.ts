@@ -154,6 +154,7 @@ export async function startStack(
       env: run.env,
       cwd: resolve(opts.baseDir ?? process.cwd(), run.cwd ?? "."),
       portEnv: run.portEnv,
+      portName: s.containerPortName,
       ...(run.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
       ...(run.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,
