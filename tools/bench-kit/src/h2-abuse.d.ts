@@ -50,3 +50,14 @@ export function rapidResetScenario(
 ): Promise<{ resetReached: number; floodReached: number; problems: string[] }>;
 /** Path of the counting app as a process (PORT; HTTP1_ONLY=1 for an app without h2c). */
 export const COUNT_APP: string;
+/** One stream of {@link h2Frames}: its path, DATA frames, and after how many of them it is reset (null: never). */
+export interface RawStream {
+  path: string;
+  body: string[];
+  resetAfter: number | null;
+}
+/** Raw frames of `streams` interleaved by `order` in one write; each stream's answer (200, -1 other, null none). */
+export function h2Frames(
+  port: number,
+  opts: { streams: RawStream[]; order: number[]; authority?: string; maxMs?: number },
+): Promise<(number | null)[]>;

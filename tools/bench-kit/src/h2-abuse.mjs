@@ -172,6 +172,78 @@ export function rapidReset(
 }
 
 /**
+ * Sends `streams` on one connection as raw frames in one write, interleaved in the given `order` (each entry
+ * picks the stream whose next frame goes next; stream ids are given in order of first appearance, as HTTP/2
+ * requires). A stream is `{ path, body: string[] (DATA frames; [] = END_STREAM on HEADERS), resetAfter:
+ * number | null (RST_STREAM after that many of its DATA frames) }`. Resolves, once every stream that was
+ * not reset is answered (or at `maxMs`), with each stream's answer: `:status` 200, another (-1), or null.
+ */
+export function h2Frames(port, { streams, order, authority = "app.local", maxMs = 5000 }) {
+  return new Promise((resolve) => {
+    const pending = streams.map((st) => {
+      const out = [{ type: 1, flags: st.body.length === 0 ? END_STREAM_HEADERS : 0x4, path: st.path }];
+      const data = st.resetAfter === null ? st.body : st.body.slice(0, st.resetAfter);
+      data.forEach((d, i) => {
+        const last = st.resetAfter === null && i === st.body.length - 1;
+        out.push({ type: 0, flags: last ? 0x1 : 0, payload: Buffer.from(d) });
+      });
+      if (st.resetAfter !== null) out.push({ type: 3, flags: 0, payload: CANCEL });
+      return out;
+    });
+    const ids = new Array(streams.length).fill(0);
+    let next = 1;
+    const wire = [Buffer.from(PREFACE, "latin1"), frame(4, 0, 0, Buffer.alloc(0))];
+    let left = pending.reduce((n, p) => n + p.length, 0);
+    for (let k = 0; left > 0; k++) {
+      const live = pending.map((p, i) => [p, i]).filter(([p]) => p.length > 0);
+      const [p, i] = live[(order[k % Math.max(order.length, 1)] ?? 0) % live.length];
+      const f = p.shift();
+      left--;
+      if (ids[i] === 0) {
+        ids[i] = next;
+        next += 2;
+      }
+      const payload = f.type === 1 ? headerBlock(f.path, authority, {}) : f.payload;
+      wire.push(frame(f.type, f.flags, ids[i], payload));
+    }
+    const answers = new Map();
+    const waiting = new Set(streams.flatMap((st, i) => (st.resetAfter === null ? [ids[i]] : [])));
+    const socket = net.connect(port, "127.0.0.1");
+    let buf = Buffer.alloc(0);
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(streams.map((_, i) => answers.get(ids[i]) ?? null));
+    };
+    const timer = setTimeout(finish, maxMs);
+    socket.on("error", () => {});
+    socket.on("close", finish);
+    socket.on("data", (d) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 9) {
+        const len = buf.readUIntBE(0, 3);
+        if (buf.length < 9 + len) break;
+        const type = buf[3];
+        const flags = buf[4];
+        const id = buf.readUInt32BE(5) & 0x7fffffff;
+        const payload = buf.subarray(9, 9 + len);
+        buf = buf.subarray(9 + len);
+        if (type === 4 && !(flags & 1)) socket.write(frame(4, 1, 0, Buffer.alloc(0)));
+        if (type === 1 && !answers.has(id)) {
+          answers.set(id, payload[0] === 0x88 ? 200 : -1);
+          waiting.delete(id);
+          if (waiting.size === 0) finish();
+        }
+      }
+    });
+    socket.once("connect", () => {
+      socket.write(Buffer.concat(wire));
+      if (waiting.size === 0) setTimeout(finish, 50);
+    });
+  });
+}
+
+/**
  * A connection that sends the HTTP/2 preface and nothing more (no SETTINGS, no stream): ms until the server
  * closed it, null if still open at `maxMs`.
  */
