@@ -156,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
         env: s.run.env,
         cwd: resolve(dirname(resolve(config)), s.run.cwd ?? "."),
         portEnv: s.run.portEnv,
+        portName: s.containerPortName,
         ...(s.run.servingPort !== undefined ? { servingPort: s.run.servingPort } : {}),
         ...(s.run.queueProxy ? { queueProxy: s.run.queueProxy } : {}),
         containerConcurrency: s.containerConcurrency,

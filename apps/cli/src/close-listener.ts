@@ -5,7 +5,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Stops `server` listening without resetting connections that were already under way, and resolves with
- * the promise of its close (all its connections ended).
+ * `closed`, the promise of its close (all its connections ended). (A promise resolved with a bare promise
+ * would wait for it: the stop used to wait for every connection to end before closing idle ones.)
  *
  * Closing a listener resets every connection still in the kernel's accept queue, and on a busy machine a
  * client can see its connect complete well before Node accepts it: the event loop is late, Node runs a due
@@ -16,7 +17,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function closeListenerWhenQuiet(
   server: Server,
   { pauseMs = 100, quietMs = 50, capMs = 2000 }: { pauseMs?: number; quietMs?: number; capMs?: number } = {},
-): Promise<Promise<void>> {
+): Promise<{ closed: Promise<void> }> {
   let accepted = 0;
   const count = () => {
     accepted++;
@@ -32,5 +33,5 @@ export async function closeListenerWhenQuiet(
     if (accepted === seen || performance.now() >= until) break;
   }
   server.off("connection", count);
-  return new Promise<void>((resolve) => server.close(() => resolve()));
+  return { closed: new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -30,9 +30,9 @@ import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } f
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
-import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
+import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
 import { type StackMetrics, stackMetrics } from "./metrics.js";
 import { podForwarders } from "./pod-forwarders.js";
@@ -155,6 +155,7 @@ export async function startStack(
       env: run.env,
       cwd: resolve(opts.baseDir ?? process.cwd(), run.cwd ?? "."),
       portEnv: run.portEnv,
+      portName: s.containerPortName,
       ...(run.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
       ...(run.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,
@@ -289,6 +290,7 @@ export async function startStack(
 
   let inflight = 0;
   let lastRequestAt = 0;
+  const eventStreams = new Set<import("node:http").ServerResponse>();
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
   const metrics = stackMetrics({ telemetry, coordinator, service, hook });
   const offPhases = recordColdStartPhases(feed, metrics.autoscaler.coldStartPhase);
@@ -336,9 +338,15 @@ export async function startStack(
   const server: Server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
     (req, res) => {
-      inflight++;
-      lastRequestAt = Date.now();
-      res.once("close", () => inflight--);
+      // The dashboard's event stream lasts as long as the page: it is ended at stop, not waited for.
+      if (req.url?.startsWith(EVENT_STREAM_PATH)) {
+        eventStreams.add(res);
+        res.once("close", () => eventStreams.delete(res));
+      } else {
+        inflight++;
+        lastRequestAt = Date.now();
+        res.once("close", () => inflight--);
+      }
       void listener(req, res);
     },
   );
@@ -384,23 +392,16 @@ export async function startStack(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // 1. No new connections, once those under way are accepted. Connections already open may still send a
-      //    request: wait until nothing is in flight and no request started for a moment, then close the idle
-      //    ones.
-      const closed = await closeListenerWhenQuiet(server);
-      for (let i = 0; i < 1_000_000; i++) {
-        if (inflight === 0 && Date.now() - lastRequestAt >= 300) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      // 2. Keep-alive connections that stay idle are closed; busy ones after their response.
-      const idle = setInterval(() => server.closeIdleConnections(), 100);
-      server.closeIdleConnections();
-      h2c.closeSessions();
-      // Websocket tunnels never end on their own and would hold the listener's close forever.
-      for (const socket of upgraded) socket.destroy();
-      await closed;
-      clearInterval(idle);
-      // 3. Stop deciding, then drain and stop every pod.
+      // 1. The gateway: accepted requests finish, within one bound for every kind of connection.
+      await drainGateway({
+        server,
+        h2c,
+        upgraded,
+        eventStreams,
+        inflight: () => inflight,
+        lastRequestAt: () => lastRequestAt,
+      });
+      // 2. Stop deciding, then drain and stop every pod.
       await service.stop();
       feed.stop();
       offPhases();

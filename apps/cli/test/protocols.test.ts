@@ -29,6 +29,8 @@ describe("thaw up gateway: every protocol, cold and warm (real stack, real pods)
       "services:",
       "  - name: proto",
       "    hosts: [proto.localhost]",
+      // gRPC needs HTTP/2 to the app: its port is named h2c, as in Knative.
+      "    containerPortName: h2c",
       "    timeoutSeconds: 30",
       "    readinessProbe: { httpGet: { path: /healthz } }",
       "    run:",
@@ -73,6 +75,8 @@ describe("thaw up gateway: streams open on pod 1 survive a scale-up to 2-3 pods"
       "services:",
       "  - name: grow",
       "    hosts: [grow.localhost]",
+      // gRPC needs HTTP/2 to the app: its port is named h2c, as in Knative.
+      "    containerPortName: h2c",
       "    timeoutSeconds: 60",
       // No per-pod limit: the open streams take no slot the burst needs; 2 concurrent per pod is the target.
       "    containerConcurrency: 0",

@@ -38,6 +38,8 @@ beforeAll(async () => {
       command: [process.execPath, PROTOCOL_APP],
       env: { STARTUP_DELAY_MS: "300" },
       portEnv: "PORT",
+      // gRPC needs HTTP/2 to the app: its port is named h2c, as in Knative.
+      portName: "h2c",
       containerConcurrency: 0,
       timeoutSeconds: 60,
       drainQuietPeriodMs: 200,

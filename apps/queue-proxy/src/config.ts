@@ -17,6 +17,11 @@ export interface QueueProxyConfig {
   /** The TLS port's versions, ciphers and curves (`QUEUE_PROXY_TLS_*`). */
   tls: TlsSettings;
   userPort: number;
+  /**
+   * The user container port's name (`THAW_USER_PORT_NAME`): `h2c` makes HTTP/2 requests reach the app as
+   * h2c, as Knative's port name `h2c` does; anything else (the default) sends every request as HTTP/1.1.
+   */
+  userPortName: string;
   revisionTimeoutSeconds: number;
   /** Longest time to read a request head, and to wait for a new connection's first byte (Go's ReadHeaderTimeout). */
   headersTimeoutMs: number;
@@ -151,6 +156,7 @@ export function parseConfig(
     headersTimeoutMs: int("THAW_HEADERS_TIMEOUT_MS", 100, 3_600_000, 60_000, "milliseconds (100-3600000)"),
     probeConnectRetryMaxMs: int("THAW_PROBE_CONNECT_RETRY_MS", 0, 50, 50, "milliseconds (0-50, 0 = off)"),
     bindHost: env["THAW_BIND_HOST"] ?? "",
+    userPortName: env["THAW_USER_PORT_NAME"] ?? "",
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }

@@ -6,6 +6,7 @@ import {
   withCarrier,
 } from "@thaw/protocol";
 import type { H1Upstream } from "./h1-upstream.js";
+import { h1FieldsFromH2 } from "./h2-to-h1.js";
 import type { H2Upstream } from "./h2-upstream.js";
 import { type Admission, BODY_CHUNKED, type Downstream, type StatsSink, type UpstreamSink } from "./ports.js";
 import type { ResponseHeaders } from "./response-fields.js";
@@ -131,10 +132,9 @@ export class Exchange implements Timed, UpstreamSink {
       this.ctx.h2.dispatch(headers, body, this);
       return;
     }
-    this.ctx.upstream.dispatch(
-      { path: client.target, method: client.method, headers: this.headers, body, framing },
-      this,
-    );
+    // An HTTP/2 client's request reaches an HTTP/1.1 app without its pseudo-headers.
+    const headers = client.http2 ? h1FieldsFromH2(this.headers) : this.headers;
+    this.ctx.upstream.dispatch({ path: client.target, method: client.method, headers, body, framing }, this);
   }
 
   /** Breaker refusal: queue full or deadline → 503 with the text, anything else → 500 (c.3). */

@@ -105,7 +105,8 @@ export async function startQueueProxy(
     healthCheck: (req) => queueHealthResponse(req, deps.prober),
   });
   const upstream = new H1Upstream({ port: config.userPort, maxConnections: poolSizeFor(cc) });
-  const h2 = new H2Upstream(config.userPort);
+  // HTTP/2 to the app only when its port is named h2c (Knative's rule); HTTP/1.1 otherwise, whatever the client spoke.
+  const h2 = config.userPortName === "h2c" ? new H2Upstream(config.userPort) : null;
   const sweeper = new TimeoutSweeper(clock, {
     totalMs: config.revisionTimeoutSeconds * 1000,
     responseStartMs: config.responseStartTimeoutSeconds * 1000,
@@ -182,7 +183,7 @@ export async function startQueueProxy(
   const stopRest = async (fast: boolean) => {
     if (tick !== null) clock.clearTimeout(tick);
     sweeper.stop();
-    h2.close();
+    h2?.close();
     await Promise.all([closeServer(statServer), promServer ? closeServer(promServer) : undefined]);
     await (fast ? upstream.destroy() : upstream.close());
   };

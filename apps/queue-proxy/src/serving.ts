@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { forwardedFromXForwarded } from "@thaw/protocol";
+import { whenH2StreamSettled } from "@thaw/protocol/node";
 import { Exchange, type ExchangeContext } from "./exchange.js";
 import { NodeDownstream } from "./node-downstream.js";
 import type { Downstream, DrainState } from "./ports.js";
@@ -67,9 +68,17 @@ export function servingHandler(ctx: ExchangeContext, drainer: ServingDrainer): S
   };
 }
 
-/** The same handler as a request listener for Node's servers (the TLS port, HTTP/2). */
+/**
+ * The same handler as a request listener for Node's servers (the TLS port, HTTP/2). An HTTP/2 stream waits
+ * until the client's next frames were read (`whenH2StreamSettled`): one the client reset with its HEADERS
+ * never reaches the app nor the stats.
+ */
 export function nodeListener(
   handler: ServingHandler,
 ): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
-  return (req, res) => handler(new NodeDownstream(req, res), req.rawHeaders);
+  return (req, res) => {
+    if ("stream" in req)
+      whenH2StreamSettled(req.stream, () => handler(new NodeDownstream(req, res), req.rawHeaders));
+    else handler(new NodeDownstream(req, res), req.rawHeaders);
+  };
 }

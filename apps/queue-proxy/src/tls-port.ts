@@ -5,6 +5,7 @@ import type net from "node:net";
 import { join } from "node:path";
 import type tls from "node:tls";
 import type { Clock, TimerHandle } from "@thaw/clock";
+import { guardH2Server, H2_SERVER_SETTINGS } from "@thaw/protocol/node";
 import { nodeListener, type ServingHandler } from "./serving.js";
 import type { TlsSettings } from "./tls-settings.js";
 import type { UpgradeHandlers } from "./upgrade.js";
@@ -99,6 +100,7 @@ export function createTlsPort(
 ): TlsPort {
   const { files, settings, clock, log } = options;
   const period = options.reloadPeriodMs ?? CERT_RELOAD_PERIOD_MS;
+  const headersTimeoutMs = options.headersTimeoutMs ?? 60_000;
   const protocol = {
     minVersion: settings.minVersion,
     ...(settings.maxVersion !== undefined ? { maxVersion: settings.maxVersion } : {}),
@@ -106,22 +108,24 @@ export function createTlsPort(
     ...(settings.ecdhCurve !== undefined ? { ecdhCurve: settings.ecdhCurve } : {}),
   };
   const server = http2.createSecureServer(
-    { ...protocol, ...loadCertPair(files), allowHTTP1: true },
+    { ...protocol, ...loadCertPair(files), allowHTTP1: true, settings: H2_SERVER_SETTINGS },
     nodeListener(onRequest),
   );
+  // HTTP/2 sessions as on the plain port: closed without a stream by the head timeout, kept between streams,
+  // GOAWAY ENHANCE_YOUR_CALM on a reset flood.
+  const h2Sessions = guardH2Server(server, { idleMs: 0, firstStreamMs: headersTimeoutMs });
   // Same limits as the plain port: no cap on a whole request (the revision timeout governs), Go's one
   // minute to read a request head, and no idle timeout on keep-alive connections (Knative sets none).
   // Node reads these for allowHTTP1 connections; the typings only know them on http.Server.
   Object.assign(server, {
     requestTimeout: 0,
-    headersTimeout: options.headersTimeoutMs ?? 60_000,
+    headersTimeout: headersTimeoutMs,
     keepAliveTimeout: 0,
   });
   server.on("upgrade", onUpgrade);
 
   const raw = new Set<net.Socket>();
   const sockets = new Set<tls.TLSSocket>();
-  const sessions = new Set<http2.ServerHttp2Session>();
   server.on("connection", (socket: net.Socket) => {
     raw.add(socket);
     socket.once("close", () => raw.delete(socket));
@@ -129,10 +133,6 @@ export function createTlsPort(
   server.on("secureConnection", (socket: tls.TLSSocket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
-  });
-  server.on("session", (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
   });
   // Failed handshakes (a client refusing the certificate, a version mismatch) are the client's problem.
   server.on("tlsClientError", (_err, socket) => socket.destroy());
@@ -169,7 +169,7 @@ export function createTlsPort(
     stopAccepting() {
       stopTimer();
       if (server.listening) server.close();
-      for (const session of sessions) session.close();
+      h2Sessions.close();
     },
     closeIdle() {
       // Node's HTTP/1 connection tracking runs for allowHTTP1 servers too; only the typings lack it.

@@ -27,7 +27,8 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port), STARTUP_DELAY_MS: "0" },
     stdio: "ignore",
   });
-  qp = await startInProcess(port);
+  // gRPC needs HTTP/2 to the app: its port is named h2c, as in Knative.
+  qp = await startInProcess(port, { THAW_USER_PORT_NAME: "h2c" });
   await until(
     async () => (await fetch(`${qp.url}/echo`, { method: "POST", body: "x" }).catch(() => null))?.ok === true,
     15_000,

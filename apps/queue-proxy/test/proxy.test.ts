@@ -14,7 +14,8 @@ let backend: Backend;
 let qp: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {
   backend = await startBackend();
-  qp = await startInProcess(backend.port);
+  // The app speaks h2c too, so its port is named h2c (HTTP/2 requests reach it as HTTP/2).
+  qp = await startInProcess(backend.port, { THAW_USER_PORT_NAME: "h2c" });
 });
 afterAll(async () => {
   await qp.close();

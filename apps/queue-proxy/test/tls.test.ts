@@ -32,6 +32,7 @@ async function tlsProxy(dir: string, extra: Record<string, string> = {}) {
   const qp = await startInProcess(backend.port, {
     QUEUE_SERVING_TLS_PORT: "0",
     THAW_CERTS_DIR: dir,
+    THAW_USER_PORT_NAME: "h2c",
     ...extra,
   });
   running.push(qp);

@@ -144,6 +144,15 @@ const service = v.pipe(
     idleTimeoutSeconds: v.optional(int(0, 600, "0 turns it off")),
     maxQueue: v.optional(int(1, 1_000_000, "requests held per revision while it has no capacity"), 10_000),
     bodyBufferBytes: v.optional(int(0, 64 * 1024 * 1024, "0 turns body replay off"), 1024 * 1024),
+    // Knative's container port name: h2c makes the queue-proxy speak HTTP/2 cleartext to the app (gRPC);
+    // http1 (the default) sends every request as HTTP/1.1, whatever the client spoke.
+    containerPortName: v.optional(
+      v.picklist(
+        ["http1", "h2c"],
+        "must be http1 or h2c (Knative's container port names; h2c for an app that speaks HTTP/2 cleartext, e.g. gRPC)",
+      ),
+      "http1",
+    ),
     // Shape only here; Knative's probe rules run through @thaw/readiness (readiness.ts).
     readinessProbe: v.optional(v.record(v.string(), v.unknown(), "must be a Kubernetes Probe mapping")),
     autoscaling: v.optional(knativeKeys, {}),

@@ -1,5 +1,6 @@
 import http2 from "node:http2";
 import { activatorForwardHeaders, passthroughLbHeaders, stripHopByHop } from "@thaw/protocol";
+import { h2StreamGone } from "@thaw/protocol/node";
 import type { ActivatorDeps } from "../ports.js";
 import { streamLease } from "./stream-lease.js";
 
@@ -54,6 +55,7 @@ function answer(stream: http2.ServerHttp2Stream, status: number, body: string, e
  * (waking a cold revision), then send it as a stream of the pod's HTTP/2 session, with headers, data and
  * trailers relayed each way. The revision comes from `headers` (Knative-Serving-Namespace/-Revision). The
  * lease is held until the stream ends either side, so a long stream counts against the pod's capacity.
+ * A stream the client resets while it waits is given up and never sent.
  */
 export async function handleH2Stream(
   stream: http2.ServerHttp2Stream,
@@ -69,6 +71,12 @@ export async function handleH2Stream(
     return answer(stream, 503, `${got.message}\n`, { "retry-after": String(got.retryAfterSeconds) });
   }
   const { key, gate, lease, done } = got;
+  // The client may have reset the stream while it waited: a reset stream never reaches a pod.
+  if (h2StreamGone(stream)) {
+    lease.release();
+    done();
+    return;
+  }
   const te = headers.get("te");
   const plain = stripHopByHop(activatorForwardHeaders(headers, headers.get("host") ?? ""));
   const fwd = deps.passthroughLb ? passthroughLbHeaders(plain, key) : plain;

@@ -280,12 +280,14 @@ export async function startActivator(
           afterMs: config.drainTimeoutMs,
         });
         server.closeAllConnections();
+        h2c.destroySessions();
         for (const s of upgraded) s.destroy();
       }
       await shutdown();
     },
     async close() {
       server.closeAllConnections();
+      h2c.destroySessions();
       await closeServer();
       await shutdown();
     },

@@ -101,6 +101,8 @@ export function queueProxyContainer(
     value("OBSERVABILITY_CONFIG", "{}"),
     value("ROOT_CA", ""),
     ...(quietMs !== KNATIVE_QUIET_PERIOD_MS ? [value("THAW_DRAIN_QUIET_PERIOD_MS", String(quietMs))] : []),
+    // Knative's port name h2c: HTTP/2 cleartext to the app (Thaw's queue-proxy reads it from here).
+    ...(service.containerPortName === "h2c" ? [value("THAW_USER_PORT_NAME", "h2c")] : []),
   ];
   const res = service.kubernetes?.queueProxyResources;
   const container = {

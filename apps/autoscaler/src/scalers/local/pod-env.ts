@@ -9,6 +9,8 @@ export interface LocalServiceSpec {
   cwd?: string;
   /** Variable that tells the app its port (default PORT). */
   portEnv: string;
+  /** The container port's name (Knative): `h2c` = the app speaks HTTP/2 cleartext; default `http1`. */
+  portName?: "http1" | "h2c";
   containerConcurrency: number;
   timeoutSeconds: number;
   responseStartTimeoutSeconds?: number;
@@ -103,7 +105,10 @@ export function queueProxyEnv(
   };
 }
 
-/** Thaw's queue-proxy knobs: the picked admin and metrics ports, loopback only, no Prometheus port per pod. */
+/**
+ * Thaw's queue-proxy knobs: the picked admin and metrics ports, loopback only, no Prometheus port per pod,
+ * and the app's port name when it is h2c.
+ */
 function thawKnobs(spec: LocalServiceSpec, ports: PodPorts): Record<string, string> {
   return {
     THAW_ADMIN_PORT: String(ports.admin),
@@ -111,6 +116,7 @@ function thawKnobs(spec: LocalServiceSpec, ports: PodPorts): Record<string, stri
     THAW_USER_METRICS_PORT: "0",
     THAW_BIND_HOST: "127.0.0.1",
     THAW_DRAIN_QUIET_PERIOD_MS: String(spec.drainQuietPeriodMs),
+    ...(spec.portName === "h2c" ? { THAW_USER_PORT_NAME: "h2c" } : {}),
   };
 }
 

@@ -1,0 +1,12 @@
+/** Node-only helpers shared by Thaw's Node servers (gateway, activator, queue-proxy). */
+export {
+  guardH2Server,
+  H2_MAX_CONCURRENT_STREAMS,
+  H2_MAX_RESETS,
+  H2_RESET_WINDOW_MS,
+  H2_SERVER_SETTINGS,
+  type H2GuardOptions,
+  type H2Sessions,
+  h2StreamGone,
+  whenH2StreamSettled,
+} from "./h2-guard.js";
