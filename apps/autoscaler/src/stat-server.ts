@@ -1,6 +1,12 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { isKubeletProbe, PROTOBUF_CONTENT_TYPE } from "@thaw/protocol";
+import {
+  BODY_LIMITS,
+  bodyErrorResponse,
+  isKubeletProbe,
+  PROTOBUF_CONTENT_TYPE,
+  readBoundedBody,
+} from "@thaw/protocol";
 import { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { bearerOk } from "./auth.js";
@@ -20,7 +26,7 @@ export interface StatEndpointOptions {
   maxBytes?: number;
 }
 
-const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BYTES = BODY_LIMITS.stats;
 
 /**
  * The HTTP side of the stat server: kubelet probes get 200, `POST /v1/stats` takes one serialised
@@ -45,9 +51,13 @@ export function statRoutes(opts: StatEndpointOptions): Hono {
         415,
       );
     }
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.length > max) {
-      return c.json({ error: { code: "ERR_BAD_REQUEST", message: `body larger than ${max} bytes` } }, 413);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBoundedBody(c.req.raw, max);
+    } catch (err) {
+      const tooLarge = bodyErrorResponse(err);
+      if (tooLarge) return tooLarge;
+      throw err;
     }
     const res = ingestWireStats(bytes);
     if (!res.ok) return c.json({ error: { code: "ERR_BAD_REQUEST", message: res.error } }, 400);

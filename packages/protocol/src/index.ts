@@ -5,6 +5,7 @@
 export * from "./activation-api.js";
 export * from "./activator-probe.js";
 export * from "./address-range.js";
+export * from "./bounded-body.js";
 export * from "./capped-read.js";
 export * from "./classify.js";
 export * from "./cold-start-record.js";
