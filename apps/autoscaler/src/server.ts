@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Clock } from "@thaw/clock";
 import { PROMETHEUS_CONTENT_TYPE } from "@thaw/protocol";
+import { lingerOnClose } from "@thaw/protocol/node";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
 import type { DashboardFeed } from "./dashboard/feed.js";
@@ -103,6 +104,7 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
       s.once("error", reject);
     },
   );
+  lingerOnClose(server as import("node:http").Server);
   const socket = attachStatSocket(server as import("node:http").Server, {
     onStats: (stats) => opts.service.record(stats),
     ...(opts.token ? { token: opts.token } : {}),

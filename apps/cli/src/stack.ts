@@ -28,6 +28,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
+import { lingerOnClose } from "@thaw/protocol/node";
 import { Agent, fetch as undiciFetch } from "undici";
 import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
@@ -341,6 +342,7 @@ export async function startStack(
       void listener(req, res);
     },
   );
+  lingerOnClose(server);
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;
   server.requestTimeout = limits.requestTimeout;

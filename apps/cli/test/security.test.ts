@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Stack } from "../src/stack.js";
-import { echoConfig, request, stackFrom } from "./support/stack-harness.js";
+import { appService, echoApp, echoConfig, request, stackFrom } from "./support/stack-harness.js";
+import { until } from "./support/up-process.js";
 
 const TOKEN = "t0ken-for-the-security-suite";
 const host = { host: "echo.localhost" };
@@ -124,6 +125,51 @@ describe("thaw up gateway: forwarding headers and websockets (real stack, real p
     expect(seen["x-forwarded-proto"]).toBe("http");
     expect(seen["x-forwarded-host"]).toBe("echo.localhost");
     expect(seen.forwarded).toBe("for=127.0.0.1;host=echo.localhost;proto=http");
+  });
+});
+
+// Issue 26: a client named the gateway's own forwarding headers in Connection, and the hop-by-hop pass that
+// ran after the gateway added them removed them: the app saw an outside request as from nobody.
+describe("thaw up: Connection naming the gateway's forwarding headers removes none of them", () => {
+  let stack: Stack;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ stack, dispose } = await stackFrom([
+      "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 30s }",
+      "services:",
+      // Through the activator (the default burst capacity keeps it in proxy mode)...
+      ...appService("echo", echoApp, ["    timeoutSeconds: 30"]),
+      // ...and straight to the pod (burst capacity 0: serve mode as soon as a pod is ready).
+      ...appService("direct", echoApp, [
+        "    timeoutSeconds: 30",
+        "    autoscaling: { target-burst-capacity: 0 }",
+      ]),
+    ]));
+  });
+  afterAll(() => dispose?.());
+
+  const named = "forwarded, x-forwarded-for, x-forwarded-host, x-forwarded-proto, k-proxy-request";
+  it.each([
+    ["echo", "cold, through the activator", "activator"],
+    ["echo", "warm, through the activator", "activator"],
+    ["direct", "cold", undefined],
+    ["direct", "warm, straight to the pod", undefined],
+  ])("%s (%s)", async (name, _how, proxyRequest) => {
+    if (name === "direct" && _how.startsWith("warm")) {
+      await until(
+        async () => stack.service.revisions().find((r) => r.name === "direct")?.mode === "serve",
+        20_000,
+        "serve mode",
+      );
+    }
+    const r = await request(stack.url, { headers: { host: `${name}.localhost`, connection: named } });
+    expect(r.status).toBe(200);
+    const seen = JSON.parse(r.body).headers as Record<string, string>;
+    expect(seen["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(seen["x-forwarded-proto"]).toBe("http");
+    expect(seen["x-forwarded-host"]).toBe(`${name}.localhost`);
+    expect(seen.forwarded).toBe(`for=127.0.0.1;host=${name}.localhost;proto=http`);
+    if (proxyRequest) expect(seen["k-proxy-request"]).toBe(proxyRequest);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type Tracer,
   tokenAllows,
 } from "@thaw/protocol";
+import { lingerOnClose } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -200,6 +201,7 @@ export async function startActivator(
       slow(req, res);
     },
   );
+  lingerOnClose(server);
   // Slow heads and idle keep-alive connections are cut (60 s by default, Knative's header timeout).
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;

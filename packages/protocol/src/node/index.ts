@@ -1,0 +1,2 @@
+/** @thaw/protocol/node: the Node-only pieces of the protocol (sockets). */
+export * from "./lingering-close.js";
