@@ -1,8 +1,9 @@
+import { createServer, type RequestListener, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Clock } from "@thaw/clock";
 import { PROMETHEUS_CONTENT_TYPE } from "@thaw/protocol";
-import { lingerOnClose } from "@thaw/protocol/node";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
 import type { DashboardFeed } from "./dashboard/feed.js";
@@ -98,8 +99,15 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
   const host = opts.host ?? "127.0.0.1";
   const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>(
     (resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, (info: AddressInfo) =>
-        resolve({ server: s, port: info.port }),
+      const s = serve(
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port: opts.port ?? 0,
+          createServer: ((o: ServerOptions, l: RequestListener) =>
+            createServer(o, refuseCredentialTargets(l))) as unknown as typeof createServer,
+        },
+        (info: AddressInfo) => resolve({ server: s, port: info.port }),
       );
       s.once("error", reject);
     },

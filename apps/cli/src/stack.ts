@@ -28,7 +28,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
-import { lingerOnClose } from "@thaw/protocol/node";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { Agent, fetch as undiciFetch } from "undici";
 import { closeListenerWhenQuiet } from "./close-listener.js";
 import type { ResolvedService } from "./config-check.js";
@@ -335,12 +335,12 @@ export async function startStack(
   );
   const server: Server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
-    (req, res) => {
+    refuseCredentialTargets((req, res) => {
       inflight++;
       lastRequestAt = Date.now();
       res.once("close", () => inflight--);
       void listener(req, res);
-    },
+    }),
   );
   lingerOnClose(server);
   server.headersTimeout = limits.headersTimeout;

@@ -23,6 +23,7 @@ export * from "./network-probe.js";
 export * from "./prometheus.js";
 export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";
 export * from "./queue-health.js";
+export * from "./request-target.js";
 export * from "./revision-id.js";
 export * from "./revision-lookup.js";
 export * from "./route-tag.js";

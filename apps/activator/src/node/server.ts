@@ -11,7 +11,7 @@ import {
   type Tracer,
   tokenAllows,
 } from "@thaw/protocol";
-import { lingerOnClose } from "@thaw/protocol/node";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -176,7 +176,7 @@ export async function startActivator(
   const limits = headTimeouts(config.headersTimeoutMs);
   const server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
-    (req, res) => {
+    refuseCredentialTargets((req, res) => {
       if (
         req.url === config.metricsPath &&
         req.method === "GET" &&
@@ -199,7 +199,7 @@ export async function startActivator(
       }
       if (!draining && fast(req, res)) return;
       slow(req, res);
-    },
+    }),
   );
   lingerOnClose(server);
   // Slow heads and idle keep-alive connections are cut (60 s by default, Knative's header timeout).

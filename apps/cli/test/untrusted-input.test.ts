@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,12 +20,16 @@ const TOKEN = "body-bounds-token-0123456789";
 const SECRET = "body-bounds-webhook-secret-0123456789";
 const AUTOSCALER = fileURLToPath(new URL("../../autoscaler/dist/main.js", import.meta.url));
 const ACTIVATOR = fileURLToPath(new URL("../../activator/bin/thaw-activator.mjs", import.meta.url));
+const HOOK = fileURLToPath(new URL("../../ingress-hook/bin/thaw-ingress-hook.mjs", import.meta.url));
 
 const children: ChildProcess[] = [];
+/** Each bin's output, to check what it logged. */
+const outputs = new Map<ChildProcess, () => string>();
 let up: UpRun;
 let dir = "";
 let autoscalerUrl = "";
 let activatorUrl = "";
+let hookUrl = "";
 
 /** Spawns a bin and resolves with its URL once its output matches `listening`. */
 async function startBin(
@@ -40,6 +45,7 @@ async function startBin(
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
+  outputs.set(child, () => out);
   await until(() => listening.test(out) || child.exitCode !== null, 30_000, `${args[0]} to listen`);
   const m = listening.exec(out);
   if (!m?.[1]) throw new Error(`${args[0]} did not start: ${out}`);
@@ -70,6 +76,20 @@ beforeAll(async () => {
     /"msg":"listening"[^\n]*?"port":(\d+)/,
     { THAW_REVISIONS: JSON.stringify([{ namespace: "default", name: "hello", endpoints: ["127.0.0.1:9"] }]) },
   );
+  const hookConfig = join(dir, "hook.yaml");
+  writeFileSync(
+    hookConfig,
+    [
+      "services:",
+      "  - name: beta",
+      "    hosts: [beta.localhost]",
+      `    webhook: { url: "http://127.0.0.1:9/scale", endpoints: ["127.0.0.1:9"] }`,
+    ].join("\n"),
+  );
+  [, hookUrl] = await startBin(
+    [HOOK, "--activator", activatorUrl, "--listen", "127.0.0.1:0", "--config", hookConfig, "--no-watch"],
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -83,6 +103,57 @@ type Target = () => { url: string; pid: number };
 const thawUp: Target = () => ({ url: up.up.url, pid: up.up.proc.pid as number });
 const autoscaler: Target = () => ({ url: autoscalerUrl, pid: children[0]?.pid as number });
 const activator: Target = () => ({ url: activatorUrl, pid: children[1]?.pid as number });
+const hook: Target = () => ({ url: hookUrl, pid: children[2]?.pid as number });
+const logOf: Record<string, () => string> = {
+  "thaw up": () => up.up.out,
+  "thaw-autoscaler": () => outputs.get(children[0] as ChildProcess)?.() ?? "",
+  "thaw-activator": () => outputs.get(children[1] as ChildProcess)?.() ?? "",
+  "thaw-ingress-hook": () => outputs.get(children[2] as ChildProcess)?.() ?? "",
+};
+
+/** The status line and body of one raw request (any target, as a client can send it). */
+function raw(url: string, target: string, host: string): Promise<{ status: number; text: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = net.connect(Number(u.port), u.hostname, () =>
+      s.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
+    let text = "";
+    s.on("data", (d) => (text += d));
+    s.on("error", reject);
+    s.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }));
+  });
+}
+
+// Issue 26: `GET http://user:pw@beta.localhost:9/x?token=...` answered 500 and logged a stack trace with the
+// whole URL on every request.
+describe("a request target with credentials: 400 at every entry, nothing of it logged", () => {
+  it.each([
+    ["thaw up", "/x", thawUp],
+    ["thaw up", "/_thaw/api/revisions", thawUp],
+    ["thaw-autoscaler", "/v1/revisions", autoscaler],
+    ["thaw-activator", "/x", activator],
+    ["thaw-ingress-hook", "/traefik", hook],
+  ] as const)("%s %s", async (who, path, target) => {
+    const { url } = target();
+    const secret = `s3cr3t-${who.length}${path.length}`;
+    for (let i = 0; i < 3; i++) {
+      const r = await raw(
+        url,
+        `http://user:pw-${secret}@beta.localhost:9${path}?token=${secret}`,
+        "beta.localhost",
+      );
+      expect(r.status).toBe(400);
+      expect(r.text).toContain("credentials");
+      expect(r.text).not.toContain(secret);
+    }
+    // The process lives, and logged neither the password nor the token, nor a stack trace.
+    expect((await raw(url, "/healthz", "beta.localhost")).status).toBeGreaterThan(0);
+    const log = logOf[who]?.() ?? "";
+    expect(log).not.toContain(secret);
+    expect(log).not.toMatch(/TypeError| {4}at /);
+  });
+});
 
 describe(`a ${MB} MiB chunked body to each endpoint that reads one: 413 at its bound, connection closed, RSS flat`, () => {
   it.each([
