@@ -4,6 +4,7 @@ import {
   BODY_LIMITS,
   bodyErrorResponse,
   isKubeletProbe,
+  localOnlyProblem,
   PROTOBUF_CONTENT_TYPE,
   readBoundedBody,
 } from "@thaw/protocol";
@@ -87,6 +88,17 @@ export function attachStatSocket(server: Server, opts: StatEndpointOptions): Sta
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!bearerOk(req.headers.authorization, opts.token)) {
       socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    // No token (laptop mode): a browser page on another site may open a websocket to loopback too.
+    if (
+      !opts.token &&
+      localOnlyProblem({
+        headers: new Headers(req.headers as Record<string, string>),
+        url: "http://unknown/",
+      }) !== undefined
+    ) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));

@@ -109,6 +109,44 @@ describe("thaw up gateway: forwarding headers and websockets (real stack, real p
     expect(first).toMatch(/\/warm$/);
   });
 
+  // Issue 26: without a token a cross-site text/plain POST from a browser woke a service, and the status
+  // API answered under any Host.
+  it.each([
+    ["cross-site text/plain POST /v1/activate", "POST", "/v1/activate", { "sec-fetch-site": "cross-site" }],
+    ["POST /v1/activate from another origin", "POST", "/v1/activate", { origin: "https://evil.example" }],
+    ["GET /v1/status under another Host", "GET", "/v1/status", { host: "evil.example" }],
+    [
+      "GET /_thaw/api/revisions under another Host",
+      "GET",
+      "/_thaw/api/revisions",
+      { host: "evil.example:80" },
+    ],
+    ["GET /_thaw/ from a same-site page", "GET", "/_thaw/", { "sec-fetch-site": "same-site" }],
+  ])("no token: %s is refused 403", async (_name, method, path, extra) => {
+    const r = await request(stack.url, {
+      method,
+      path,
+      headers: { host: new URL(stack.url).host, "content-type": "text/plain", ...extra },
+      ...(method === "POST"
+        ? { body: JSON.stringify({ namespace: "default", name: "echo", timeoutMs: 1 }) }
+        : {}),
+    });
+    expect(r.status).toBe(403);
+    expect(JSON.parse(r.body).error.code).toBe("ERR_FORBIDDEN");
+  });
+
+  it("no token: the same endpoints answer a loopback Host and a same-origin page", async () => {
+    const own = new URL(stack.url).host;
+    for (const host of [own, `localhost:${new URL(stack.url).port}`]) {
+      expect((await request(stack.url, { path: "/v1/status", headers: { host } })).status).toBe(200);
+    }
+    const r = await request(stack.url, {
+      path: "/_thaw/api/revisions",
+      headers: { host: own, origin: `http://${own}`, "sec-fetch-site": "same-origin" },
+    });
+    expect(r.status).toBe(200);
+  });
+
   it("replaces a client's X-Forwarded-*/Forwarded with the real peer (no trusted proxy configured)", async () => {
     const r = await request(stack.url, {
       headers: {

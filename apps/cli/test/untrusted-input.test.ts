@@ -204,3 +204,28 @@ describe(`a ${MB} MiB chunked body to each endpoint that reads one: 413 at its b
     60_000,
   );
 });
+
+// Issue 26: without a token the standalone activator's API answered any Host and any site.
+describe("thaw-activator without a token: its /v1 API is for this machine only", () => {
+  it.each([
+    ["GET /v1/status under another Host", "/v1/status", "evil.example", ""],
+    ["GET /v1/watch from another site", "/v1/watch", "", "Sec-Fetch-Site: cross-site\r\n"],
+  ])("%s: 403", async (_name, path, host, extra) => {
+    const u = new URL(activatorUrl);
+    const text = await new Promise<string>((resolve, reject) => {
+      const s = net.connect(Number(u.port), u.hostname, () =>
+        s.write(`GET ${path} HTTP/1.1\r\nHost: ${host || u.host}\r\n${extra}Connection: close\r\n\r\n`),
+      );
+      let out = "";
+      s.on("data", (d) => (out += d));
+      s.on("error", reject);
+      s.on("close", () => resolve(out));
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 403 /);
+    expect(text).toContain("ERR_FORBIDDEN");
+  });
+
+  it("GET /v1/status on a loopback Host: 200", async () => {
+    expect((await fetch(`${activatorUrl}/v1/status`)).status).toBe(200);
+  });
+});

@@ -12,6 +12,7 @@ export const ErrorCode = {
   ERR_NO_BACKENDS: "ERR_NO_BACKENDS",
   ERR_BAD_REQUEST: "ERR_BAD_REQUEST",
   ERR_BODY_TOO_LARGE: "ERR_BODY_TOO_LARGE",
+  ERR_FORBIDDEN: "ERR_FORBIDDEN",
 } as const;
 
 /** One of the {@link ErrorCode} strings. */
@@ -28,6 +29,7 @@ const STATUS: Record<ErrorCode, number> = {
   ERR_NO_BACKENDS: 503,
   ERR_BAD_REQUEST: 400,
   ERR_BODY_TOO_LARGE: 413,
+  ERR_FORBIDDEN: 403,
 };
 
 /**

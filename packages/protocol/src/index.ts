@@ -19,6 +19,7 @@ export * from "./forwarding-headers.js";
 export * from "./head-timeouts.js";
 export * from "./headers.js";
 export * from "./hop-by-hop.js";
+export * from "./local-only.js";
 export * from "./network-probe.js";
 export * from "./prometheus.js";
 export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";

@@ -146,6 +146,7 @@ export async function startActivator(
       clock,
       reporter,
       token: config.token,
+      localOnlyWithoutToken: true,
       logger: o.logger,
       podName: config.podName,
       passthroughLb: config.passthroughLb,
