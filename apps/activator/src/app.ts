@@ -3,6 +3,7 @@ import {
   activatorProbeResponse,
   activeEndpointNotFoundResponse,
   answerNetworkProbe,
+  localOnlyRefusal,
   resolveRevision,
   revisionKey,
   revisionNotFoundMessage,
@@ -54,7 +55,12 @@ export function createActivatorApp(deps: ActivatorDeps, telemetry = new Telemetr
       const path = new URL(req.url).pathname;
       const api = apiRoute(req.method, path);
       if (api) {
-        const denied = checkBearer(headers, deps.token);
+        // No token (laptop mode): loopback Hosts and same-origin callers only.
+        const denied = deps.token
+          ? checkBearer(headers, deps.token)
+          : deps.localOnlyWithoutToken
+            ? localOnlyRefusal(req)
+            : undefined;
         if (denied) return denied;
         return api === "activate"
           ? handleActivate(req, deps)

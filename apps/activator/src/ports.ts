@@ -195,6 +195,11 @@ export interface ActivatorDeps {
   reporter: RequestReporter;
   /** Bearer token for `/v1/*`; none = open. */
   token?: string;
+  /**
+   * Without a token, `/v1/*` answers only loopback Hosts and same-origin callers (the standalone bin); off
+   * where the API is only called in process (thaw up's gateway checks its own entry).
+   */
+  localOnlyWithoutToken?: boolean;
   logger?: Logger;
   /** Kubelet probe state: healthy until draining or the stats link is down. */
   health?: () => { ok: true } | { ok: false; reason: string };

@@ -308,7 +308,7 @@ describe("/v1 API", () => {
       ["/v1/activate", activate({ namespace: "default", name: "hello-00001", timeoutMs: 10 }, headers)],
       ["/v1/watch", { headers }],
     ] as const) {
-      const r = await app.request(`http://a${path}`, init);
+      const r = await app.request(`http://127.0.0.1${path}`, init);
       expect(r.status).toBe(status);
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe(code);
     }
@@ -320,7 +320,7 @@ describe("/v1 API", () => {
     { name: "bad timeout", body: { namespace: "default", name: "x", timeoutMs: -1 }, field: "timeoutMs" },
   ])("400 names the field: $name", async ({ body, field }) => {
     const { app } = setup();
-    const r = await app.request("http://a/v1/activate", activate(body));
+    const r = await app.request("http://127.0.0.1/v1/activate", activate(body));
     expect(r.status).toBe(400);
     const e = (await r.json()) as { error: { code: string; message: string } };
     expect(e.error.code).toBe("ERR_BAD_REQUEST");
@@ -330,7 +330,7 @@ describe("/v1 API", () => {
   it("404 for an unknown revision", async () => {
     const { app } = setup();
     const r = await app.request(
-      "http://a/v1/activate",
+      "http://127.0.0.1/v1/activate",
       activate({ namespace: "default", name: "zz", timeoutMs: 5 }),
     );
     expect(r.status).toBe(404);
@@ -340,7 +340,7 @@ describe("/v1 API", () => {
   it("200 with the ready endpoints, with a valid token", async () => {
     const { app, gate } = setup({ token: "s3cret" });
     const p = app.request(
-      "http://a/v1/activate",
+      "http://127.0.0.1/v1/activate",
       activate(
         { namespace: "default", name: "hello-00001", timeoutMs: 5000 },
         { authorization: "Bearer s3cret" },
@@ -357,7 +357,7 @@ describe("/v1 API", () => {
   it("504 ERR_ACTIVATION_TIMEOUT with Retry-After when no pod gets ready in time", async () => {
     const { app } = setup();
     const r = await app.request(
-      "http://a/v1/activate",
+      "http://127.0.0.1/v1/activate",
       activate({ namespace: "default", name: "hello-00001", timeoutMs: 20 }),
     );
     expect(r.status).toBe(504);
@@ -369,12 +369,12 @@ describe("/v1 API", () => {
     const { app, gate } = setup({ config: { maxQueue: 1 } });
     gate.coldStarts = [1200];
     const first = app.request(
-      "http://a/v1/activate",
+      "http://127.0.0.1/v1/activate",
       activate({ namespace: "default", name: "hello-00001", timeoutMs: 5000 }),
     );
     await new Promise((r) => setTimeout(r, 5));
     const r = await app.request(
-      "http://a/v1/activate",
+      "http://127.0.0.1/v1/activate",
       activate({ namespace: "default", name: "hello-00001", timeoutMs: 5000 }),
     );
     expect(r.status).toBe(503);
@@ -386,7 +386,7 @@ describe("/v1 API", () => {
 
   it("/v1/watch sends the known revisions, then changes, then pings", async () => {
     const { app, gate, clock } = setup();
-    const r = await app.request("http://a/v1/watch");
+    const r = await app.request("http://127.0.0.1/v1/watch");
     expect(r.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const reader = r.body!.getReader();
     const dec = new TextDecoder();
@@ -405,7 +405,7 @@ describe("/v1 API", () => {
 
   it("/v1/status returns the counters as JSON", async () => {
     const { app } = setup();
-    const r = await app.request("http://a/v1/status");
+    const r = await app.request("http://127.0.0.1/v1/status");
     expect(await r.json()).toEqual({
       queued: 0,
       rejected: 0,

@@ -226,6 +226,44 @@ describe("Node activator against real loopback backends", () => {
     },
   );
 
+  // Issue 26: the hop-by-hop pass ran after K-Proxy-Request and K-Original-Host were set, so a client
+  // naming them in Connection removed the activator's own headers.
+  it.each([
+    { name: "warm path (GET)", method: "GET", body: undefined },
+    { name: "portable path (POST with a body)", method: "POST", body: "x" },
+  ])(
+    "Connection naming the activator's own headers removes none of them: $name",
+    async ({ method, body }) => {
+      const b = await backend();
+      const a = await activator([b.addr]);
+      await waitFor(async () => (await status(a, "/")) === 200);
+      b.seen.length = 0;
+      const answered = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: "127.0.0.1",
+            port: a.port,
+            path: "/named",
+            method,
+            agent: false,
+            headers: { ...REV, host: "app.example", connection: "k-proxy-request, k-original-host, x-user" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+      expect(answered).toBe(200);
+      const seen = b.seen[0]!;
+      expect(seen.headers["k-proxy-request"]).toBe("activator");
+      expect(seen.headers["k-original-host"]).toBe("app.example");
+      expect(seen.headers.connection ?? "").not.toMatch(/k-proxy-request|k-original-host/);
+    },
+  );
+
   it("HEAD on the warm path answers headers only", async () => {
     const b = await backend((req, res) => {
       res.writeHead(200, { "content-length": "5", "x-h": "1" });

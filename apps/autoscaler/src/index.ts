@@ -22,6 +22,7 @@ export {
   readCookie,
   SESSION_COOKIE,
   sessionCookie,
+  sessionCookieName,
   signInPage,
   unauthorizedJson,
 } from "./dashboard/session.js";

@@ -1,7 +1,9 @@
+import { createServer, type RequestListener, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Clock } from "@thaw/clock";
-import { PROMETHEUS_CONTENT_TYPE } from "@thaw/protocol";
+import { localOnlyRefusal, PROMETHEUS_CONTENT_TYPE } from "@thaw/protocol";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import type { Hono } from "hono";
 import { bearerOk } from "./auth.js";
 import type { DashboardFeed } from "./dashboard/feed.js";
@@ -56,6 +58,16 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
     ...(opts.token ? { token: opts.token } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
+  if (!opts.token) {
+    // No token (laptop mode): the status and stat endpoints answer only loopback Hosts and same-origin
+    // callers (probes, /healthz and /metrics stay open; the webhook is signed).
+    app.use("*", async (c, next) => {
+      const p = c.req.path;
+      const internal =
+        p === "/v1/stats" || p === "/v1/revisions" || p === "/v1/scale-events" || p.startsWith("/_thaw/");
+      return (internal && localOnlyRefusal(c.req.raw)) || next();
+    });
+  }
   app.use("/v1/scale-events", async (c, next) => {
     if (!bearerOk(c.req.header("authorization"), opts.token)) {
       return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
@@ -97,12 +109,20 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
   const host = opts.host ?? "127.0.0.1";
   const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>(
     (resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, (info: AddressInfo) =>
-        resolve({ server: s, port: info.port }),
+      const s = serve(
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port: opts.port ?? 0,
+          createServer: ((o: ServerOptions, l: RequestListener) =>
+            createServer(o, refuseCredentialTargets(l))) as unknown as typeof createServer,
+        },
+        (info: AddressInfo) => resolve({ server: s, port: info.port }),
       );
       s.once("error", reject);
     },
   );
+  lingerOnClose(server as import("node:http").Server);
   const socket = attachStatSocket(server as import("node:http").Server, {
     onStats: (stats) => opts.service.record(stats),
     ...(opts.token ? { token: opts.token } : {}),

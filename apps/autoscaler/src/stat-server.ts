@@ -1,6 +1,13 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { isKubeletProbe, PROTOBUF_CONTENT_TYPE } from "@thaw/protocol";
+import {
+  BODY_LIMITS,
+  bodyErrorResponse,
+  isKubeletProbe,
+  localOnlyProblem,
+  PROTOBUF_CONTENT_TYPE,
+  readBoundedBody,
+} from "@thaw/protocol";
 import { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { bearerOk } from "./auth.js";
@@ -20,7 +27,7 @@ export interface StatEndpointOptions {
   maxBytes?: number;
 }
 
-const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BYTES = BODY_LIMITS.stats;
 
 /**
  * The HTTP side of the stat server: kubelet probes get 200, `POST /v1/stats` takes one serialised
@@ -45,9 +52,13 @@ export function statRoutes(opts: StatEndpointOptions): Hono {
         415,
       );
     }
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.length > max) {
-      return c.json({ error: { code: "ERR_BAD_REQUEST", message: `body larger than ${max} bytes` } }, 413);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBoundedBody(c.req.raw, max);
+    } catch (err) {
+      const tooLarge = bodyErrorResponse(err);
+      if (tooLarge) return tooLarge;
+      throw err;
     }
     const res = ingestWireStats(bytes);
     if (!res.ok) return c.json({ error: { code: "ERR_BAD_REQUEST", message: res.error } }, 400);
@@ -77,6 +88,17 @@ export function attachStatSocket(server: Server, opts: StatEndpointOptions): Sta
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!bearerOk(req.headers.authorization, opts.token)) {
       socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    // No token (laptop mode): a browser page on another site may open a websocket to loopback too.
+    if (
+      !opts.token &&
+      localOnlyProblem({
+        headers: new Headers(req.headers as Record<string, string>),
+        url: "http://unknown/",
+      }) !== undefined
+    ) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));

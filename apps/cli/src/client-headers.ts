@@ -1,10 +1,12 @@
 import { isInternalHeader } from "@thaw/ingress-hook";
-import { type AddressRanges, Header, rewriteForwardingHeaders } from "@thaw/protocol";
+import { type AddressRanges, dropConnectionNamed, Header, rewriteForwardingHeaders } from "@thaw/protocol";
 
 /**
  * What the gateway passes on of a client's headers: none of the internal ones nor the route-by-name ones
  * (`Knative-Serving-*`, `x-envoy-decorator-operation`: in `thaw up` only the host table routes), and the
- * forwarding headers rewritten for the connecting peer (kept and appended only from a trusted proxy).
+ * forwarding headers rewritten for the connecting peer (kept and appended only from a trusted proxy). The
+ * fields the client's `Connection` names go before the gateway adds its own, so naming them there cannot
+ * make a later hop-by-hop pass remove the gateway's X-Forwarded-* and Forwarded.
  */
 export function clientHeaders(
   headers: Headers,
@@ -15,6 +17,7 @@ export function clientHeaders(
   headers.forEach((v, k) => {
     if (!isInternalHeader(k) && k !== Header.envoyDecoratorOperation) out.append(k, v);
   });
+  dropConnectionNamed(out);
   return rewriteForwardingHeaders(out, {
     peer,
     trusted: trustedProxies.has(peer),

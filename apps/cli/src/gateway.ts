@@ -11,6 +11,7 @@ import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@tha
 import {
   AddressRanges,
   Header,
+  localOnlyRefusal,
   PROMETHEUS_CONTENT_TYPE,
   REVISION_HEADERS,
   type RevisionId,
@@ -72,6 +73,14 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
       source: { on: () => () => {}, revisions: deps.revisions, targetOf: () => undefined },
       clock,
     });
+  if (!token) {
+    // No token (laptop mode): the internal endpoints answer only loopback Hosts and same-origin callers.
+    // Forward-auth is asked by a proxy, on the client's behalf and Host, so it is not one of them.
+    app.use("/_thaw/*", async (c, next) => {
+      if (c.req.path.startsWith("/_thaw/auth/")) return next();
+      return localOnlyRefusal(c.req.raw) ?? next();
+    });
+  }
   dashboardRoutes(app, {
     feed,
     revisions: deps.revisions,
@@ -98,6 +107,10 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
   app.all("/v1/*", async (c, next) => {
     if (!ACTIVATOR_API.has(`${c.req.method} ${c.req.path}`)) return next();
     if (!authorized(c.req.raw, token)) return unauthorizedJson();
+    if (!token) {
+      const refused = localOnlyRefusal(c.req.raw);
+      if (refused) return refused;
+    }
     // The activator reads revision headers as "proxy this request": an API call carries none.
     const headers = new Headers(c.req.raw.headers);
     for (const name of REVISION_HEADERS) headers.delete(name);

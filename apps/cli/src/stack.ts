@@ -28,6 +28,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
@@ -337,7 +338,7 @@ export async function startStack(
   );
   const server: Server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
-    (req, res) => {
+    refuseCredentialTargets((req, res) => {
       // The dashboard's event stream lasts as long as the page: it is ended at stop, not waited for.
       if (req.url?.startsWith(EVENT_STREAM_PATH)) {
         eventStreams.add(res);
@@ -348,8 +349,9 @@ export async function startStack(
         res.once("close", () => inflight--);
       }
       void listener(req, res);
-    },
+    }),
   );
+  lingerOnClose(server);
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;
   server.requestTimeout = limits.requestTimeout;

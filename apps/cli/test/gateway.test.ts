@@ -106,7 +106,7 @@ describe("gateway routing", () => {
       body: null,
     }));
     expect(await (await app.request("http://x/_thaw/auth/nginx")).text()).toBe("auth");
-    expect(await (await app.request("http://x/v1/watch")).text()).toBe("via activator");
+    expect(await (await app.request("http://127.0.0.1/v1/watch")).text()).toBe("via activator");
     expect(seen).toEqual(["activator null/null"]);
   });
 });

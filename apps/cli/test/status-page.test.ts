@@ -39,7 +39,16 @@ describe("dashboard page in real Chromium, fed by a hand-made status", () => {
   let securedUrl = "";
   let server: ReturnType<typeof serve>;
   let securedServer: ReturnType<typeof serve>;
+  let otherUrl = "";
+  let otherServer: ReturnType<typeof serve>;
   beforeAll(async () => {
+    // A second server on the same host with the same token: a sign-in on the first must not open it.
+    const other = gatewayWith(TOKEN);
+    otherUrl = await new Promise<string>((resolve) => {
+      otherServer = serve({ fetch: other.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve(`http://127.0.0.1:${info.port}`),
+      );
+    });
     const app = gatewayWith(undefined);
     const secured = gatewayWith(TOKEN);
     securedUrl = await new Promise<string>((resolve) => {
@@ -60,6 +69,7 @@ describe("dashboard page in real Chromium, fed by a hand-made status", () => {
     await browser?.close();
     server?.close();
     securedServer?.close();
+    otherServer?.close();
   });
   it("GET /_thaw/api/revisions returns exactly the contract's fields", async () => {
     const list = (await (await fetch(`${url}/_thaw/api/revisions`)).json()) as Record<string, unknown>[];
@@ -99,7 +109,26 @@ describe("dashboard page in real Chromium, fed by a hand-made status", () => {
     // Scripts on the page cannot read the token.
     expect(await page.evaluate("document.cookie")).toBe("");
     const [cookie] = await page.context().cookies();
-    expect(cookie).toMatchObject({ name: "thaw_token", httpOnly: true, sameSite: "Strict" });
+    const port = new URL(securedUrl).port;
+    expect(cookie).toMatchObject({
+      name: `thaw_session_${port}`,
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/_thaw/",
+    });
+    // Issue 26: the cookie is a signed session, never the token.
+    expect(cookie?.value).not.toContain(TOKEN);
+    expect(cookie?.value).toMatch(/^v1\.\d+\.[A-Za-z0-9_-]{43}$/);
+    // Chromium sends the cookie to the other port too (cookies ignore ports): that server neither takes it
+    // as a sign-in nor ever receives the token.
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().startsWith(otherUrl)) sent.push(r.headers().cookie ?? "");
+    });
+    const there = await page.goto(`${otherUrl}/_thaw/`);
+    expect(there?.status()).toBe(401);
+    expect(await page.textContent("body")).toContain("needs the token");
+    expect(sent.join(";")).not.toContain(TOKEN);
     await page.close();
   });
 });

@@ -5,7 +5,7 @@
  * the origin, with the client's Host in `X-Forwarded-Host` (Workers always set Host from the URL).
  */
 import { systemClock } from "@thaw/clock";
-import { apiErrorResponse, ErrorCode, tokenMatches } from "@thaw/protocol";
+import { apiErrorResponse, dropConnectionNamed, ErrorCode, tokenMatches } from "@thaw/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
@@ -134,7 +134,8 @@ app.all("*", async (c) => {
   const gate = gateFor(c.env) as Gate;
   const req = c.req.raw;
   const u = new URL(req.url);
-  const headers = new Headers(req.headers);
+  // The client's Connection-named fields go before ours are set, so it cannot name ours away.
+  const headers = dropConnectionNamed(new Headers(req.headers));
   headers.set("x-forwarded-host", req.headers.get("host") ?? u.host);
   headers.set("x-forwarded-proto", u.protocol.replace(":", ""));
   if (gate.originToken) headers.set(ROUTE_TOKEN_HEADER, gate.originToken);

@@ -1,3 +1,5 @@
+import http from "node:http";
+import http2 from "node:http2";
 import { LocalScaler } from "@thaw/autoscaler-service";
 import { exerciseProtocols, PROTOCOL_APP, PROTOCOLS } from "@thaw/bench-kit/protocols";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,6 +109,49 @@ describe("Caddy forward_auth + hook + activator: every protocol, cold and warm (
   it("warm: the same again on the running pod", async () => {
     expect(await throughCaddy()).toEqual(ok(PROTOCOLS));
   }, 60_000);
+  // Issue 26: the app received the hook's X-Thaw-Upstream (copied into the request by forward_auth).
+  it.each(["HTTP/1.1", "h2c"])(
+    "the app never sees X-Thaw-Upstream (%s)",
+    async (version) => {
+      const origin = `http://127.0.0.1:${caddy.port}`;
+      let seen: Record<string, string>;
+      if (version === "h2c") {
+        const session = http2.connect(origin);
+        try {
+          seen = await new Promise((resolve, reject) => {
+            const s = session.request(
+              { ":path": "/headers", ":authority": "viacaddy.localhost" },
+              { endStream: true },
+            );
+            let body = "";
+            s.setEncoding("utf8");
+            s.on("data", (d) => (body += d));
+            s.on("end", () => resolve(JSON.parse(body)));
+            s.on("error", reject);
+          });
+        } finally {
+          session.close();
+        }
+      } else {
+        seen = await new Promise((resolve, reject) => {
+          const req = http.get(
+            `${origin}/headers`,
+            { headers: { host: "viacaddy.localhost" }, agent: false },
+            (res) => {
+              let body = "";
+              res.setEncoding("utf8");
+              res.on("data", (d) => (body += d));
+              res.on("end", () => resolve(JSON.parse(body)));
+            },
+          );
+          req.on("error", reject);
+        });
+      }
+      expect(seen["x-thaw-upstream"]).toBeUndefined();
+      expect(seen["x-forwarded-for"]).toBe("127.0.0.1");
+    },
+    30_000,
+  );
 });
 
 describe("the activator directly: every protocol, cold and warm (real pods)", () => {

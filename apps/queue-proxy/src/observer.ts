@@ -1,4 +1,4 @@
-import type { Tracer } from "@thaw/protocol";
+import { redactTarget, type Tracer } from "@thaw/protocol";
 import type { Logger } from "pino";
 import type { Exchange, ExchangeObserver } from "./exchange.js";
 import { fieldValue } from "./request-head.js";
@@ -19,7 +19,7 @@ export function createObserver(metrics: RequestMetrics | null, log: Logger | nul
         log.info({
           httpRequest: {
             requestMethod: client.method,
-            requestUrl: client.target,
+            requestUrl: redactTarget(client.target),
             requestSize: String(Math.max(0, client.bodyFraming)),
             status,
             responseSize: client.responseLength,

@@ -119,15 +119,23 @@ export function scanRequestHead(raw: string[]): RequestHead {
     else upstream.push("host", originalHost);
   }
   if (connectionTokens !== "" && connectionTokens !== "keep-alive" && connectionTokens !== "close") {
-    dropConnectionTokens(upstream, connectionTokens);
+    dropConnectionTokens(head, connectionTokens);
   }
   return head;
 }
 
 /** Headers named in `Connection` are hop-by-hop too (RFC 9110 7.6.1), but never Host or framing fields. */
-function dropConnectionTokens(upstream: string[], tokens: string): void {
+function dropConnectionTokens(head: RequestHead, tokens: string): void {
   const named = connectionNamed(tokens.split(","));
-  if (named.size > 0) removeFields(upstream, named);
+  if (named.size === 0) return;
+  removeFields(head.upstream, named);
+  // The named fields are gone: what the queue-proxy adds (Forwarded) is decided on what is left, so it
+  // still reaches the app.
+  if (named.has("forwarded")) head.hasForwarded = false;
+  if (named.has("x-forwarded-for")) head.xForwardedFor = "";
+  if (named.has("x-forwarded-host")) head.xForwardedHost = "";
+  if (named.has("x-forwarded-proto")) head.xForwardedProto = "";
+  if (named.has("k-proxy-request")) head.proxyRequest = "";
 }
 
 /** The values of field `name` (lower case) in a flat [name, value, ...] list, comma-joined ("" when absent). */

@@ -51,6 +51,22 @@ describe("header shims on the way to the app", () => {
     },
     { name: "no X-Forwarded-*: no Forwarded", send: {}, expect: { forwarded: undefined } },
     {
+      // Issue 26: the client's Connection names fields; the queue-proxy's own Forwarded still reaches the app.
+      name: "Connection naming forwarding fields: the synthesised Forwarded survives",
+      send: {
+        "x-forwarded-for": "1.1.1.1",
+        "x-forwarded-proto": "https",
+        forwarded: "for=6.6.6.6",
+        connection: "forwarded, k-proxy-request",
+        "k-proxy-request": "activator",
+      },
+      expect: {
+        forwarded: "for=1.1.1.1;proto=https",
+        "x-forwarded-for": "1.1.1.1",
+        "k-proxy-request": undefined,
+      },
+    },
+    {
       name: "K-Original-Host becomes Host and is removed",
       send: { "k-original-host": "hello.default.example.com" },
       expect: { host: "hello.default.example.com", "k-original-host": undefined },

@@ -1,4 +1,4 @@
-import { ErrorCode, httpStatusFor } from "./error-code.js";
+import { ErrorCode, errorHeaders, httpStatusFor } from "./error-code.js";
 
 /** POST /v1/activate body */
 export interface ActivateRequest {
@@ -100,6 +100,7 @@ export function apiErrorResponse(
 ): Response {
   const h = new Headers(headers);
   h.set("content-type", "application/json");
+  for (const [k, v] of Object.entries(errorHeaders(code))) h.set(k, v);
   return new Response(JSON.stringify(apiError(code, message)), { status: httpStatusFor(code), headers: h });
 }
 

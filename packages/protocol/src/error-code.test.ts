@@ -12,6 +12,8 @@ describe("httpStatusFor (CONTRACTS.md)", () => {
     ["ERR_NO_BACKENDS", 503],
     ["ERR_BAD_REQUEST", 400],
     ["ERR_CANCELLED", 500],
+    ["ERR_BODY_TOO_LARGE", 413],
+    ["ERR_FORBIDDEN", 403],
   ];
   it.each(table)("%s -> %i", (code, status) => {
     expect(httpStatusFor(code)).toBe(status);

@@ -11,6 +11,8 @@ export const ErrorCode = {
   ERR_UNAUTHORIZED: "ERR_UNAUTHORIZED",
   ERR_NO_BACKENDS: "ERR_NO_BACKENDS",
   ERR_BAD_REQUEST: "ERR_BAD_REQUEST",
+  ERR_BODY_TOO_LARGE: "ERR_BODY_TOO_LARGE",
+  ERR_FORBIDDEN: "ERR_FORBIDDEN",
 } as const;
 
 /** One of the {@link ErrorCode} strings. */
@@ -26,7 +28,20 @@ const STATUS: Record<ErrorCode, number> = {
   ERR_UNAUTHORIZED: 401,
   ERR_NO_BACKENDS: 503,
   ERR_BAD_REQUEST: 400,
+  ERR_BODY_TOO_LARGE: 413,
+  ERR_FORBIDDEN: 403,
 };
+
+/**
+ * Codes whose answer also closes the connection: the rest of an oversized body is never read, so the
+ * connection cannot carry another request.
+ */
+const CLOSES = new Set<string>([ErrorCode.ERR_BODY_TOO_LARGE]);
+
+/** The headers an error answer for `code` adds (`Connection: close` when the connection must end). */
+export function errorHeaders(code: string): Record<string, string> {
+  return CLOSES.has(code) ? { connection: "close" } : {};
+}
 
 /** True for a string that is one of the {@link ErrorCode} values. */
 export function isErrorCode(code: unknown): code is ErrorCode {
@@ -46,5 +61,5 @@ export function httpStatusFor(code: string): number {
  * the error text plus a newline, e.g. 503 `context deadline exceeded\n`, 502 `<transport error>\n`.
  */
 export function errorTextResponse(code: string, message: string): Response {
-  return plainError(httpStatusFor(code), message);
+  return plainError(httpStatusFor(code), message, errorHeaders(code));
 }

@@ -1,5 +1,5 @@
 import { Header, INTERNAL_HEADERS, PROXY_REQUEST_ACTIVATOR } from "./headers.js";
-import { stripHopByHop } from "./hop-by-hop.js";
+import { dropConnectionNamed, stripHopByHop } from "./hop-by-hop.js";
 import type { RevisionId } from "./revision-id.js";
 
 /** Headers that name the target revision; both reverse proxies (activator, queue-proxy) drop them. */
@@ -16,10 +16,11 @@ export function originalHost(headers: Headers, host: string): string {
 /**
  * Headers the activator sends upstream (knative-spec.md d.1): `K-Original-Host` <- `host` unless already
  * present, `K-Proxy-Request: activator`, and no `Host` (the upstream URL's authority replaces it) nor
- * revision headers. `host` is the authority the activator received.
+ * revision headers. `host` is the authority the activator received. The fields the client's `Connection`
+ * names go first, so none of the activator's own can be named away.
  */
 export function activatorForwardHeaders(headers: Headers, host: string): Headers {
-  const out = new Headers(headers);
+  const out = dropConnectionNamed(new Headers(headers));
   if (!out.has(Header.originalHost) && host !== "") out.set(Header.originalHost, host);
   out.delete("host");
   out.set(Header.proxyRequest, PROXY_REQUEST_ACTIVATOR);

@@ -4,10 +4,10 @@
  */
 
 /** A `text/plain` response whose body is `message` plus a newline, as Go's `http.Error` writes it. */
-export function plainError(status: number, message: string): Response {
+export function plainError(status: number, message: string, extra: Record<string, string> = {}): Response {
   return new Response(`${message}\n`, {
     status,
-    headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+    headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", ...extra },
   });
 }
 

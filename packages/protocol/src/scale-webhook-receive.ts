@@ -1,5 +1,6 @@
 import type { Clock } from "@thaw/clock";
 import { apiErrorResponse } from "./activation-api.js";
+import { BODY_LIMITS, bodyErrorResponse, readBoundedText } from "./bounded-body.js";
 import { ErrorCode } from "./error-code.js";
 import {
   parseScaleRequest,
@@ -20,9 +21,6 @@ export interface ScaleReceiverOptions {
   windowMs?: number;
 }
 
-/** Largest body accepted (a real one is about 200 bytes). */
-const MAX_BODY = 16 * 1024;
-
 /**
  * The receiver of the one scale webhook (`POST /v1/scale` on `thaw-autoscaler` and `thaw up`): verifies
  * the signature and timestamp, refuses a signature already seen inside the window (a replay), validates
@@ -33,9 +31,15 @@ export function scaleWebhookHandler(o: ScaleReceiverOptions): (req: Request) => 
   const windowMs = o.windowMs ?? SCALE_WEBHOOK_WINDOW_MS;
   const seen = new Map<string, number>();
   return async (req) => {
-    const text = await req.text();
-    if (text.length > MAX_BODY)
-      return apiErrorResponse(ErrorCode.ERR_BAD_REQUEST, `body: larger than ${MAX_BODY} bytes`);
+    // The signature covers the body, so the body is read first: only up to the bound (413 past it).
+    let text: string;
+    try {
+      text = await readBoundedText(req, BODY_LIMITS.scaleWebhook);
+    } catch (err) {
+      const tooLarge = bodyErrorResponse(err);
+      if (tooLarge) return tooLarge;
+      throw err;
+    }
     const now = o.clock.now();
     const v = await verifyScaleWebhook(o.secret, req.headers, text, now, windowMs);
     if (!v.ok) return apiErrorResponse(ErrorCode.ERR_UNAUTHORIZED, v.message);

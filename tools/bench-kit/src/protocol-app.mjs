@@ -53,6 +53,12 @@ const http1 = createHttp1((req, res) => {
     next();
     return;
   }
+  if (url.pathname === "/headers") {
+    // What reached the app, for tests that check what a proxy in front passed on.
+    res.writeHead(200, { "content-type": "application/json", "x-app-pid": pid });
+    res.end(JSON.stringify(req.headers));
+    return;
+  }
   readAll(req, (body) => {
     res.writeHead(200, { "content-type": "application/octet-stream", "x-app-pid": pid });
     res.end(body);
@@ -123,6 +129,11 @@ h2.on("stream", (stream, headers) => {
     stream.on("wantTrailers", () => stream.sendTrailers(trailers));
     stream.pipe(up);
     stream.on("close", () => up.close());
+    return;
+  }
+  if (String(headers[":path"]).startsWith("/headers")) {
+    stream.respond({ ":status": 200, "content-type": "application/json", "x-app-protocol": "2" });
+    stream.end(JSON.stringify(headers));
     return;
   }
   readAll(stream, (body) => {

@@ -1,8 +1,11 @@
 import {
   type ActivateResponse,
+  BODY_LIMITS,
   badActivateRequestResponse,
+  bodyErrorResponse,
   ErrorCode,
   parseActivateRequest,
+  readBoundedText,
 } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
 import { retryAfterSeconds } from "../retry-after.js";
@@ -13,8 +16,10 @@ import { apiError } from "./errors.js";
 export async function handleActivate(req: Request, deps: ActivatorDeps): Promise<Response> {
   let body: unknown;
   try {
-    body = await req.json();
-  } catch {
+    body = JSON.parse(await readBoundedText(req, BODY_LIMITS.activate));
+  } catch (err) {
+    const tooLarge = bodyErrorResponse(err);
+    if (tooLarge) return tooLarge;
     return apiError(
       ErrorCode.ERR_BAD_REQUEST,
       "body: must be JSON (ActivateRequest {namespace, name, timeoutMs})",

@@ -11,6 +11,7 @@ import {
   type Tracer,
   tokenAllows,
 } from "@thaw/protocol";
+import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
@@ -145,6 +146,7 @@ export async function startActivator(
       clock,
       reporter,
       token: config.token,
+      localOnlyWithoutToken: true,
       logger: o.logger,
       podName: config.podName,
       passthroughLb: config.passthroughLb,
@@ -175,7 +177,7 @@ export async function startActivator(
   const limits = headTimeouts(config.headersTimeoutMs);
   const server = createServer(
     { connectionsCheckingInterval: limits.connectionsCheckingInterval },
-    (req, res) => {
+    refuseCredentialTargets((req, res) => {
       if (
         req.url === config.metricsPath &&
         req.method === "GET" &&
@@ -198,8 +200,9 @@ export async function startActivator(
       }
       if (!draining && fast(req, res)) return;
       slow(req, res);
-    },
+    }),
   );
+  lingerOnClose(server);
   // Slow heads and idle keep-alive connections are cut (60 s by default, Knative's header timeout).
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;

@@ -1,4 +1,4 @@
-import { apiErrorResponse, ErrorCode } from "@thaw/protocol";
+import { apiErrorResponse, BODY_LIMITS, bodyErrorResponse, ErrorCode, readBoundedText } from "@thaw/protocol";
 import type { StaticRevision } from "../revisions-json.js";
 import type { EdgeExtras } from "./do-coordinator.js";
 import type { WorkerEnv } from "./env.js";
@@ -28,8 +28,10 @@ export async function handleLoad(
   }
   let loads: unknown;
   try {
-    loads = ((await request.json()) as { loads?: unknown }).loads;
-  } catch {
+    loads = (JSON.parse(await readBoundedText(request, BODY_LIMITS.load)) as { loads?: unknown }).loads;
+  } catch (err) {
+    const tooLarge = bodyErrorResponse(err);
+    if (tooLarge) return tooLarge;
     loads = undefined;
   }
   if (!Array.isArray(loads)) {

@@ -1,5 +1,5 @@
 import type { Clock } from "@thaw/clock";
-import { tokenAllows } from "@thaw/protocol";
+import { BODY_LIMITS, bodyErrorResponse, readBoundedText, tokenAllows } from "@thaw/protocol";
 import type { Hono } from "hono";
 import type { RevisionStatus } from "../events.js";
 import { dashboardAsset } from "./assets.js";
@@ -27,29 +27,35 @@ export interface DashboardRoutesOptions {
 // biome-ignore lint/suspicious/noExplicitAny: mounts on apps with any Variables (the gateway's are the hook's).
 export function dashboardRoutes(app: Hono<any>, o: DashboardRoutesOptions): void {
   const { token } = o;
+  const ok = (req: Request) => pageAuthorized(req, token, o.clock.now());
   app.get("/_thaw", (c) => c.redirect("/_thaw/"));
-  app.get("/_thaw/", (c) => (pageAuthorized(c.req.raw, token) ? c.html(dashboardPage()) : signInPage(false)));
+  app.get("/_thaw/", async (c) => ((await ok(c.req.raw)) ? c.html(dashboardPage()) : signInPage(false)));
   app.post("/_thaw/login", async (c) => {
     if (!token) return c.redirect("/_thaw/", 303);
-    const form = await c.req.formData().catch(() => undefined);
-    const given = form?.get("token");
-    if (typeof given !== "string" || !tokenAllows(token, given)) return signInPage(true);
+    let given: string | null;
+    try {
+      // Unauthenticated: a few KiB at most, read as it streams (413 and the connection closed past it).
+      given = new URLSearchParams(await readBoundedText(c.req.raw, BODY_LIMITS.login)).get("token");
+    } catch (err) {
+      const tooLarge = bodyErrorResponse(err);
+      if (tooLarge) return tooLarge;
+      throw err;
+    }
+    if (given === null || !tokenAllows(token, given)) return signInPage(true);
     return new Response(null, {
       status: 303,
-      headers: { location: "/_thaw/", "set-cookie": sessionCookie(token) },
+      headers: { location: "/_thaw/", "set-cookie": await sessionCookie(c.req.raw, token, o.clock.now()) },
     });
   });
-  app.get("/_thaw/api/revisions", (c) =>
-    pageAuthorized(c.req.raw, token) ? c.json(o.revisions()) : unauthorizedJson(),
+  app.get("/_thaw/api/revisions", async (c) =>
+    (await ok(c.req.raw)) ? c.json(o.revisions()) : unauthorizedJson(),
   );
-  app.get("/_thaw/api/stream", (c) =>
-    pageAuthorized(c.req.raw, token)
-      ? dashboardStream(o.feed, o.clock, c.req.raw.signal)
-      : unauthorizedJson(),
+  app.get("/_thaw/api/stream", async (c) =>
+    (await ok(c.req.raw)) ? dashboardStream(o.feed, o.clock, c.req.raw.signal) : unauthorizedJson(),
   );
-  app.get("/_thaw/assets/:name", (c) => {
+  app.get("/_thaw/assets/:name", async (c) => {
     // The assets are public code (uPlot); they still need the token so an unsigned visitor learns nothing.
-    if (!pageAuthorized(c.req.raw, token)) return unauthorizedJson();
+    if (!(await ok(c.req.raw))) return unauthorizedJson();
     const asset = dashboardAsset(c.req.param("name"));
     if (!asset) return c.notFound();
     return c.body(asset.body, 200, { "content-type": asset.type, "cache-control": "max-age=3600" });

@@ -1,7 +1,18 @@
 import { bearerToken, tokenAllows } from "@thaw/protocol";
+import { issueSession, SESSION_TTL_MS, sessionValid } from "./session-value.js";
 
-/** Cookie the page's sign-in sets; only the page, its stream and its read-only API accept it. */
-export const SESSION_COOKIE = "thaw_token";
+/**
+ * Prefix of the sign-in cookie's name; the name ends with the port the browser used, because browsers do
+ * not scope cookies by port and two Thaw servers on one host must not share a sign-in.
+ */
+export const SESSION_COOKIE = "thaw_session";
+
+/** The sign-in cookie's name for the server `req` reached (`thaw_session_<port>`). */
+export function sessionCookieName(req: Request): string {
+  const url = new URL(req.url);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return `${SESSION_COOKIE}_${port}`;
+}
 
 /** The value of cookie `name`, or undefined. */
 export function readCookie(headers: Headers, name: string): string | undefined {
@@ -18,15 +29,21 @@ export function readCookie(headers: Headers, name: string): string | undefined {
   return undefined;
 }
 
-/** True when no token is set, or the request carries it as a bearer token or the sign-in cookie. */
-export function pageAuthorized(req: Request, token: string | undefined): boolean {
+/** True when no token is set, or the request carries it as a bearer token or a valid sign-in session. */
+export async function pageAuthorized(req: Request, token: string | undefined, now: number): Promise<boolean> {
   if (!token) return true;
-  return tokenAllows(token, bearerToken(req.headers), readCookie(req.headers, SESSION_COOKIE));
+  if (tokenAllows(token, bearerToken(req.headers))) return true;
+  return sessionValid(token, readCookie(req.headers, sessionCookieName(req)), now);
 }
 
-/** The `Set-Cookie` value that signs a browser in: HttpOnly (no script reads it), Strict (no cross-site use). */
-export function sessionCookie(token: string): string {
-  return `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/_thaw; HttpOnly; SameSite=Strict; Max-Age=86400`;
+/**
+ * The `Set-Cookie` that signs a browser in: a signed, expiring session value (never the token), HttpOnly
+ * (no script reads it), Strict (no cross-site use), only under /_thaw/.
+ */
+export async function sessionCookie(req: Request, token: string, now: number): Promise<string> {
+  const value = await issueSession(token, now);
+  const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+  return `${sessionCookieName(req)}=${value}; Path=/_thaw/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
 }
 
 /** 401 as the contract's ApiError JSON, for API callers without the token. */

@@ -1,8 +1,10 @@
 import type { Server } from "node:http";
+import { createServer as createHttpServer, type RequestListener, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Clock, systemClock } from "@thaw/clock";
 import { bearerToken, headTimeouts, PROMETHEUS_CONTENT_TYPE, tokenAllows } from "@thaw/protocol";
+import { refuseCredentialTargets } from "@thaw/protocol/node";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
 import { IngressHook, type IngressHookOptions } from "../decision/hook.js";
@@ -180,6 +182,8 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
   const server = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { connectionsCheckingInterval: limits.connectionsCheckingInterval },
+    createServer: ((o: ServerOptions, l: RequestListener) =>
+      createHttpServer(o, refuseCredentialTargets(l))) as unknown as typeof createHttpServer,
   }) as Server;
   server.headersTimeout = limits.headersTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;

@@ -1,4 +1,5 @@
-/** Node-only helpers shared by Thaw's Node servers (gateway, activator, queue-proxy). */
+/** @thaw/protocol/node: the Node-only pieces of the protocol shared by Thaw's Node servers (sockets, h2). */
+export * from "./credential-guard.js";
 export {
   guardH2Server,
   H2_MAX_CONCURRENT_STREAMS,
@@ -10,3 +11,4 @@ export {
   h2StreamGone,
   whenH2StreamSettled,
 } from "./h2-guard.js";
+export * from "./lingering-close.js";
