@@ -82,6 +82,25 @@ describe("no server-defaulted field is left out where client-side then server-si
     }
     expect(missing).toEqual([]);
   });
+
+  it("every Gateway API and Envoy Gateway reference names its group and kind (CRD lists are atomic)", () => {
+    const missing: string[] = [];
+    for (const o of everyObject().filter((x) => x.kind === "HTTPRoute" || x.kind === "SecurityPolicy")) {
+      const refs: [string, unknown][] = [];
+      collect(o, "parentRefs", "", refs);
+      collect(o, "backendRefs", "", refs);
+      collect(o, "targetRefs", "", refs);
+      for (const [path, list] of refs) {
+        (list as { group?: string; kind?: string; weight?: number }[]).forEach((r, i) => {
+          const route = o.kind === "HTTPRoute" && path.endsWith("backendRefs");
+          if (r.group === undefined || r.kind === undefined || (route && r.weight !== 1)) {
+            missing.push(`${named(o)}${path}[${i}]`);
+          }
+        });
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });
 
 describe("the autoscaler's Lease Role", () => {

@@ -34,6 +34,15 @@ export function revisionHeaders(service: ServiceConfig): [string, string][] {
   ];
 }
 
+/**
+ * A Gateway API reference to a Service with the CRD's defaults written out (`group: ""`, `kind: Service`):
+ * the lists holding them are atomic, so a default the server fills in would make client-side then
+ * server-side apply conflict. A route's backendRefs also get their default `weight: 1`.
+ */
+function serviceRef(name: string, port: number, namespace?: string): K8sObject {
+  return { group: "", kind: "Service", name, ...(namespace ? { namespace } : {}), port };
+}
+
 function meta(service: ServiceConfig, name: string): K8sObject {
   return { name, namespace: namesOf(service).namespace, labels: { ...PART_OF } };
 }
@@ -100,15 +109,22 @@ export function gatewayObjects(service: ServiceConfig, options: RenderOptions): 
       kind: "HTTPRoute",
       metadata: meta(service, names.service),
       spec: {
-        parentRefs: [{ name: options.gateway.name, namespace: options.gateway.namespace }],
+        parentRefs: [
+          {
+            group: "gateway.networking.k8s.io",
+            kind: "Gateway",
+            name: options.gateway.name,
+            namespace: options.gateway.namespace,
+          },
+        ],
         hostnames: service.hosts.map((h) => h.replace(/:\d+$/, "")),
         rules: [
           {
             matches: paths.map((m) => ({ ...m, headers })),
-            backendRefs: [{ name: ACTIVATOR, namespace: options.systemNamespace, port: ACTIVATOR_PORT }],
+            backendRefs: [{ ...serviceRef(ACTIVATOR, ACTIVATOR_PORT, options.systemNamespace), weight: 1 }],
             timeouts,
           },
-          { matches: paths, backendRefs: [{ name: names.service, port: 80 }], timeouts },
+          { matches: paths, backendRefs: [{ ...serviceRef(names.service, 80), weight: 1 }], timeouts },
         ],
       },
     },
@@ -120,7 +136,7 @@ export function gatewayObjects(service: ServiceConfig, options: RenderOptions): 
         targetRefs: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute", name: names.service }],
         extAuth: {
           http: {
-            backendRefs: [{ name: "thaw-ingress-hook", namespace: options.systemNamespace, port: HOOK_PORT }],
+            backendRefs: [serviceRef("thaw-ingress-hook", HOOK_PORT, options.systemNamespace)],
             path: ENVOY_PREFIX,
             headersToBackend: ALLOW_HEADERS,
           },
