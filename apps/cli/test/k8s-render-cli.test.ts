@@ -36,6 +36,7 @@ describe("thaw k8s render validates its flags", () => {
     [["--ingress-class", "Nginx!"], /--ingress-class "Nginx!" is not a DNS-1123 subdomain/],
     [["--gateway", "default/Eg_1"], /--gateway "Eg_1" is not a DNS-1123 subdomain/],
     [["--gateway", "Default/eg"], /--gateway "Default" is not a DNS-1123 label/],
+    [["--gateway", "edge/eg/extra"], /--gateway must be namespace\/name, got edge\/eg\/extra/],
     [
       ["--image-registry", "ghcr.io/Thaw Dev"],
       /--image-registry "ghcr.io\/Thaw Dev" is not an image repository prefix/,

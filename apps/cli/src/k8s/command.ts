@@ -57,8 +57,10 @@ export function parseRenderArgs(
         options.ingressNamespaces = v.split(",").map((n) => n.trim());
         break;
       case "--gateway": {
-        const [namespace, name] = v.split("/");
-        if (!namespace || !name) return { ok: false, error: `--gateway must be namespace/name, got ${v}` };
+        const [namespace, name, extra] = v.split("/");
+        if (!namespace || !name || extra !== undefined) {
+          return { ok: false, error: `--gateway must be namespace/name, got ${v}`, usage: false };
+        }
         options.gateway = { namespace, name };
         break;
       }
