@@ -35,6 +35,7 @@ export {
   type ScaleEvent,
   type StatusEvent,
 } from "./events.js";
+export { DEFAULT_LEASE_NAME } from "./leader-lease.js";
 export { jsonLogger, type Logger, pinoLogger, silentLogger } from "./logger.js";
 export {
   type AutoscalerMetrics,

@@ -15,6 +15,7 @@ import { checkScaleSecret } from "@thaw/protocol";
 import { parseProbe } from "@thaw/readiness";
 import { DashboardFeed } from "./dashboard/feed.js";
 import { logDashboardRecords } from "./dashboard/log.js";
+import { DEFAULT_LEASE_NAME } from "./leader-lease.js";
 import { jsonLogger } from "./logger.js";
 import { policyFor } from "./policy.js";
 import { SCALE_WEBHOOK_SECRET_ENV } from "./scale-receiver.js";
@@ -234,7 +235,7 @@ function leaderElectionFromEnv(
     value: {
       on: flag === "on",
       namespace: env[ENV.namespace] || "default",
-      name: env[ENV.lease] || "thaw-autoscaler",
+      name: env[ENV.lease] || DEFAULT_LEASE_NAME,
       identity: env[ENV.identity] || hostname(),
     },
   };

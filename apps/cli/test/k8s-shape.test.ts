@@ -44,10 +44,10 @@ describe("the Deployment's queue-proxy matches Knative's reconciler", () => {
       expect(names, n).toContain(n);
     }
     expect(qp.env.find((e) => e.name === "SERVING_POD")?.valueFrom).toEqual({
-      fieldRef: { fieldPath: "metadata.name" },
+      fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" },
     });
     expect(qp.env.find((e) => e.name === "SERVING_POD_IP")?.valueFrom).toEqual({
-      fieldRef: { fieldPath: "status.podIP" },
+      fieldRef: { apiVersion: "v1", fieldPath: "status.podIP" },
     });
   });
 

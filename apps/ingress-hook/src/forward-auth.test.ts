@@ -124,6 +124,17 @@ describe("forward-auth dialects", () => {
     expect(warm.headers.get("knative-serving-revision")).toBeNull();
   });
 
+  it("ingress-nginx: every allow names the revision, warm ones too (its Ingress always goes through the activator)", async () => {
+    const { app } = setup(readyActivator({ n: 0 }));
+    const headers = { host: "hook", "x-original-url": "https://hello.localhost/a" };
+    for (const round of ["cold", "warm"]) {
+      const r = await app.request("/ingress-nginx", { headers });
+      expect(r.status, round).toBe(200);
+      expect(r.headers.get("knative-serving-namespace"), round).toBe("default");
+      expect(r.headers.get("knative-serving-revision"), round).toBe("hello");
+    }
+  });
+
   it("detects the dialect from the headers", () => {
     expect(detectDialect(new Headers({ "x-forwarded-uri": "/" }))).toBe("traefik");
     expect(detectDialect(new Headers({ "x-original-uri": "/" }))).toBe("nginx");

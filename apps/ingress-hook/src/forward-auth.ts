@@ -1,3 +1,4 @@
+import { Header } from "@thaw/protocol";
 import { Hono } from "hono";
 import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
@@ -22,6 +23,13 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     if (span) endDecisionSpan(span, d);
     if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
     const headers = allowHeaders(d);
+    if (dialect === "ingress-nginx") {
+      // ingress-nginx picks a location's backend before its auth call, so no answer can switch it: the
+      // rendered Ingress (apps/cli/src/k8s/ingress.ts) sends every request to the activator, which needs the
+      // revision on warm requests too (auth-response-headers copies these onto the request).
+      headers.set(Header.namespace, d.revision.namespace);
+      headers.set(Header.revision, d.revision.name);
+    }
     if (dialect === "envoy") {
       // ext_authz removes these from the upstream request; the route's request_headers_to_remove is the
       // second line of defence.

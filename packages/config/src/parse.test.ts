@@ -102,7 +102,28 @@ describe("parseConfig", () => {
       [
         "services[0].kubernetes.containerPort: must be >= 1; the port the app listens on (Knative's default 8080)",
         "services[0].kubernetes.resources.requests.cpu: must be a Kubernetes quantity such as 100m, 1, 128Mi",
-        "services[0].kubernetes.readOnlyRootFs: unknown field; allowed here: deployment, namespace, kubeconfig, service, portName, metricsPort, image, containerPort, command, args, env, resources, queueProxyResources, runAsUser, readOnlyRootFilesystem, maxUnavailable",
+        "services[0].kubernetes.readOnlyRootFs: unknown field; allowed here: deployment, namespace, kubeconfig, service, portName, metricsPort, image, containerPort, command, args, env, resources, queueProxyResources, runAsUser, readOnlyRootFilesystem, maxUnavailable, labels, annotations",
+      ],
+    ],
+    [
+      "kubernetes: labels and annotations keep Kubernetes syntax and leave Thaw's own labels alone",
+      {
+        services: [
+          {
+            name: "k",
+            kubernetes: {
+              deployment: "k",
+              labels: { "Bad Key": "x", "app.kubernetes.io/name": "y", ok: "bad value!", team: "pay" },
+              annotations: { "a/b/c": "x", "example.com/owner": "pay" },
+            },
+          },
+        ],
+      },
+      [
+        "services[0].kubernetes.labels.Bad Key: must be a Kubernetes key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, e.g. team or example.com/team",
+        "services[0].kubernetes.labels.app.kubernetes.io/name: is set by thaw k8s render (pod selector and Knative labels); choose another key",
+        "services[0].kubernetes.labels.ok: must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty",
+        "services[0].kubernetes.annotations.a/b/c: must be a Kubernetes key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, e.g. team or example.com/team",
       ],
     ],
     [

@@ -1,6 +1,7 @@
 import { parseAddressRange } from "@thaw/protocol";
 import * as v from "valibot";
 import { parseDurationMs } from "./duration.js";
+import { annotations, labels } from "./k8s-metadata.js";
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const HOST = /^[a-z0-9.*-]+(:\d{1,5})?$/i;
@@ -115,6 +116,8 @@ const kubernetes = strict({
     int(1, 1000, "pods a voluntary disruption may take at once (PodDisruptionBudget)"),
     1,
   ),
+  labels: v.optional(labels, {}),
+  annotations: v.optional(annotations, {}),
 });
 
 const webhook = strict({

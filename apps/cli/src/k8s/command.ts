@@ -2,8 +2,10 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { formatIssues } from "@thaw/config";
 import { loadAndCheck } from "../validate.js";
+import { renderOptionError } from "./flag-rules.js";
 import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from "./options.js";
 import { renderKubernetes } from "./render.js";
+import { pruneRendered } from "./rendered-list.js";
 
 /** Usage of `thaw k8s render`. */
 export const K8S_USAGE = `usage: thaw k8s render [--config thaw.config.yaml] [--out dir]
@@ -16,7 +18,7 @@ export function parseRenderArgs(
   argv: readonly string[],
 ):
   | { ok: true; config: string; out: string | undefined; options: RenderOptions }
-  | { ok: false; error: string } {
+  | { ok: false; error: string; usage?: boolean } {
   let config = "thaw.config.yaml";
   let out: string | undefined;
   const options: RenderOptions = { ...DEFAULT_RENDER_OPTIONS };
@@ -52,11 +54,13 @@ export function parseRenderArgs(
         options.istioNamespace = v;
         break;
       case "--ingress-namespaces":
-        options.ingressNamespaces = v.split(",").filter(Boolean);
+        options.ingressNamespaces = v.split(",").map((n) => n.trim());
         break;
       case "--gateway": {
-        const [namespace, name] = v.split("/");
-        if (!namespace || !name) return { ok: false, error: `--gateway must be namespace/name, got ${v}` };
+        const [namespace, name, extra] = v.split("/");
+        if (!namespace || !name || extra !== undefined) {
+          return { ok: false, error: `--gateway must be namespace/name, got ${v}`, usage: false };
+        }
         options.gateway = { namespace, name };
         break;
       }
@@ -64,6 +68,8 @@ export function parseRenderArgs(
         return { ok: false, error: `unknown argument ${flag}` };
     }
   }
+  const bad = renderOptionError(options);
+  if (bad) return { ok: false, error: bad, usage: false };
   return { ok: true, config, out, options };
 }
 
@@ -72,7 +78,11 @@ export async function k8sRenderCommand(
   argv: readonly string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const args = parseRenderArgs(argv);
-  if (!args.ok) return { code: 2, stdout: "", stderr: `thaw k8s render: ${args.error}\n${K8S_USAGE}\n` };
+  if (!args.ok) {
+    // A bad value is one line naming the flag and the rule; an unknown or missing flag adds the usage.
+    const usage = args.usage === false ? "" : `${K8S_USAGE}\n`;
+    return { code: 2, stdout: "", stderr: `thaw k8s render: ${args.error}\n${usage}` };
+  }
   const loaded = await loadAndCheck(args.config);
   if (!loaded.ok) return { code: 1, stdout: "", stderr: `${formatIssues(loaded.issues, args.config)}\n` };
   const text = await readFile(args.config, "utf8");
@@ -82,10 +92,12 @@ export async function k8sRenderCommand(
     const stdout = [...r.files].map(([path, body]) => `# --- ${path}\n${body}`).join("");
     return { code: 0, stdout, stderr: "" };
   }
+  const removed = await pruneRendered(args.out, r.files);
   for (const [path, body] of r.files) {
     const target = join(args.out, path);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, body);
   }
-  return { code: 0, stdout: `wrote ${r.files.size} files under ${args.out}\n`, stderr: "" };
+  const pruned = removed.length > 0 ? `; removed ${removed.join(", ")} (no longer rendered)` : "";
+  return { code: 0, stdout: `wrote ${r.files.size} files under ${args.out}${pruned}\n`, stderr: "" };
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service";
+import { fieldEnv, valueEnv } from "./env.js";
 import { CONFIG_PATH, imageOf, type RenderOptions, TOKEN_SECRET } from "./options.js";
 
 /**
@@ -39,17 +41,8 @@ function secretEnv(name: string, key: string, optional = false): Record<string, 
   };
 }
 
-function fieldEnv(name: string, fieldPath: string): Record<string, unknown> {
-  return { name, valueFrom: { fieldRef: { fieldPath } } };
-}
-
 /** POD_NAME and POD_NAMESPACE from the downward API: the autoscaler's Lease identity and namespace. */
 const POD_ENV = [fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")];
-
-/** Plain env values. */
-function valueEnv(name: string, value: string): Record<string, unknown> {
-  return { name, value };
-}
 
 function httpProbe(path: string, port: number, extra: Record<string, number>): Record<string, unknown> {
   return { httpGet: { path, port }, ...extra };
@@ -71,7 +64,7 @@ export function platformComponents(options: RenderOptions): ComponentSpec[] {
       env: [
         secretEnv("THAW_AUTOSCALER_TOKEN", "token"),
         valueEnv("THAW_LEADER_ELECTION", "on"),
-        valueEnv("THAW_LEASE_NAME", "thaw-autoscaler"),
+        valueEnv("THAW_LEASE_NAME", DEFAULT_LEASE_NAME),
         ...POD_ENV,
       ],
       port: AUTOSCALER_PORT,

@@ -1,4 +1,5 @@
 import { type ComponentSpec, platformComponents } from "./components.js";
+import { tcpPort } from "./env.js";
 import { CONFIG_MAP, CONFIG_MOUNT_DIR, PART_OF, type RenderOptions } from "./options.js";
 import { restrictedContainer, restrictedPod, TMP_MOUNT, TMP_VOLUME } from "./security.js";
 import type { K8sObject } from "./service.js";
@@ -61,7 +62,7 @@ function deploymentOf(c: ComponentSpec, ns: string): K8sObject {
               image: c.image,
               args: c.args,
               env: c.env,
-              ports: [{ name: "http", containerPort: c.port }],
+              ports: [tcpPort("http", c.port)],
               readinessProbe: c.readinessProbe,
               livenessProbe: c.livenessProbe,
               resources: c.resources,

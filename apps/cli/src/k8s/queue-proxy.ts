@@ -7,6 +7,7 @@ import {
   queueProxyOwnProbe,
   queueProxyProbeEnv,
 } from "@thaw/readiness";
+import { fieldEnv, tcpPort, valueEnv } from "./env.js";
 import { imageOf, type RenderOptions } from "./options.js";
 import { restrictedContainer } from "./security.js";
 
@@ -21,14 +22,6 @@ export interface QueueProxyParts {
   /** The defaulted serving container (its readinessProbe is what the queue-proxy runs). */
   serving: Container;
   queuePort: number;
-}
-
-function value(name: string, v: string): Record<string, unknown> {
-  return { name, value: v };
-}
-
-function field(name: string, fieldPath: string): Record<string, unknown> {
-  return { name, valueFrom: { fieldRef: { fieldPath } } };
 }
 
 /** The revision as the reconciler sees it: one serving container with the user port and probe, defaults applied. */
@@ -71,49 +64,49 @@ export function queueProxyContainer(
       ? KNATIVE_QUIET_PERIOD_MS
       : (parseDurationMs(quietPeriod) ?? KNATIVE_QUIET_PERIOD_MS);
   const env = [
-    value("SERVING_NAMESPACE", service.namespace),
-    value("SERVING_SERVICE", name),
-    value("SERVING_CONFIGURATION", name),
-    value("SERVING_REVISION", name),
-    value("QUEUE_SERVING_PORT", String(queuePort)),
-    value("QUEUE_SERVING_TLS_PORT", String(QUEUE_PORTS.tls)),
-    value("CONTAINER_CONCURRENCY", String(service.containerConcurrency)),
-    value("REVISION_TIMEOUT_SECONDS", String(service.timeoutSeconds)),
-    value("REVISION_RESPONSE_START_TIMEOUT_SECONDS", String(service.responseStartTimeoutSeconds ?? 0)),
-    value("REVISION_IDLE_TIMEOUT_SECONDS", String(service.idleTimeoutSeconds ?? 0)),
-    field("SERVING_POD", "metadata.name"),
-    field("SERVING_POD_IP", "status.podIP"),
-    field("HOST_IP", "status.hostIP"),
-    value("SERVING_LOGGING_CONFIG", ""),
-    value("SERVING_LOGGING_LEVEL", ""),
-    value("SERVING_REQUEST_LOG_TEMPLATE", ""),
-    value("SERVING_ENABLE_REQUEST_LOG", "false"),
-    value("SERVING_ENABLE_PROBE_REQUEST_LOG", "false"),
-    value("SERVING_REQUEST_METRICS_BACKEND", "prometheus"),
-    value("USER_PORT", pe.USER_PORT as string),
-    value("SYSTEM_NAMESPACE", options.systemNamespace),
-    value("METRICS_DOMAIN", "knative.dev/internal/serving"),
-    value("ENABLE_PROFILING", "false"),
-    value("SERVING_READINESS_PROBE", pe.SERVING_READINESS_PROBE as string),
-    value("ENABLE_MULTI_CONTAINER_PROBES", pe.ENABLE_MULTI_CONTAINER_PROBES as string),
-    value("ENABLE_HTTP2_AUTO_DETECTION", "false"),
-    value("ENABLE_HTTP_FULL_DUPLEX", "false"),
-    value("OBSERVABILITY_CONFIG", "{}"),
-    value("ROOT_CA", ""),
-    ...(quietMs !== KNATIVE_QUIET_PERIOD_MS ? [value("THAW_DRAIN_QUIET_PERIOD_MS", String(quietMs))] : []),
+    valueEnv("SERVING_NAMESPACE", service.namespace),
+    valueEnv("SERVING_SERVICE", name),
+    valueEnv("SERVING_CONFIGURATION", name),
+    valueEnv("SERVING_REVISION", name),
+    valueEnv("QUEUE_SERVING_PORT", String(queuePort)),
+    valueEnv("QUEUE_SERVING_TLS_PORT", String(QUEUE_PORTS.tls)),
+    valueEnv("CONTAINER_CONCURRENCY", String(service.containerConcurrency)),
+    valueEnv("REVISION_TIMEOUT_SECONDS", String(service.timeoutSeconds)),
+    valueEnv("REVISION_RESPONSE_START_TIMEOUT_SECONDS", String(service.responseStartTimeoutSeconds ?? 0)),
+    valueEnv("REVISION_IDLE_TIMEOUT_SECONDS", String(service.idleTimeoutSeconds ?? 0)),
+    fieldEnv("SERVING_POD", "metadata.name"),
+    fieldEnv("SERVING_POD_IP", "status.podIP"),
+    fieldEnv("HOST_IP", "status.hostIP"),
+    valueEnv("SERVING_LOGGING_CONFIG", ""),
+    valueEnv("SERVING_LOGGING_LEVEL", ""),
+    valueEnv("SERVING_REQUEST_LOG_TEMPLATE", ""),
+    valueEnv("SERVING_ENABLE_REQUEST_LOG", "false"),
+    valueEnv("SERVING_ENABLE_PROBE_REQUEST_LOG", "false"),
+    valueEnv("SERVING_REQUEST_METRICS_BACKEND", "prometheus"),
+    valueEnv("USER_PORT", pe.USER_PORT as string),
+    valueEnv("SYSTEM_NAMESPACE", options.systemNamespace),
+    valueEnv("METRICS_DOMAIN", "knative.dev/internal/serving"),
+    valueEnv("ENABLE_PROFILING", "false"),
+    valueEnv("SERVING_READINESS_PROBE", pe.SERVING_READINESS_PROBE as string),
+    valueEnv("ENABLE_MULTI_CONTAINER_PROBES", pe.ENABLE_MULTI_CONTAINER_PROBES as string),
+    valueEnv("ENABLE_HTTP2_AUTO_DETECTION", "false"),
+    valueEnv("ENABLE_HTTP_FULL_DUPLEX", "false"),
+    valueEnv("OBSERVABILITY_CONFIG", "{}"),
+    valueEnv("ROOT_CA", ""),
+    ...(quietMs !== KNATIVE_QUIET_PERIOD_MS ? [valueEnv("THAW_DRAIN_QUIET_PERIOD_MS", String(quietMs))] : []),
     // Knative's port name h2c: HTTP/2 cleartext to the app (Thaw's queue-proxy reads it from here).
-    ...(service.containerPortName === "h2c" ? [value("THAW_USER_PORT_NAME", "h2c")] : []),
+    ...(service.containerPortName === "h2c" ? [valueEnv("THAW_USER_PORT_NAME", "h2c")] : []),
   ];
   const res = service.kubernetes?.queueProxyResources;
   const container = {
     name: "queue-proxy",
     image: imageOf(options, "queue-proxy"),
     ports: [
-      { name: "http-queueadm", containerPort: QUEUE_PORTS.admin },
-      { name: "http-autometric", containerPort: QUEUE_PORTS.metrics },
-      { name: "http-usermetric", containerPort: QUEUE_PORTS.userMetrics },
-      { name: "queue-port", containerPort: queuePort },
-      { name: "https-port", containerPort: QUEUE_PORTS.tls },
+      tcpPort("http-queueadm", QUEUE_PORTS.admin),
+      tcpPort("http-autometric", QUEUE_PORTS.metrics),
+      tcpPort("http-usermetric", QUEUE_PORTS.userMetrics),
+      tcpPort("queue-port", queuePort),
+      tcpPort("https-port", QUEUE_PORTS.tls),
     ],
     env,
     readinessProbe: queueProxyOwnProbe(serving.readinessProbe, queuePort),

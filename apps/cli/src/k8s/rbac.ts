@@ -1,7 +1,8 @@
+import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service";
 import { PART_OF, type RenderOptions } from "./options.js";
 import type { K8sObject } from "./service.js";
 
-type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
 
 /**
  * What the autoscaler does in a service namespace (packages/kubernetes/README.md lists the calls): follow
@@ -21,9 +22,19 @@ const ACTIVATOR_RULES: Rule[] = [
   ...ACTIVATOR_PEER_RULES,
   { apiGroups: [""], resources: ["services"], verbs: ["list", "watch"] },
 ];
-/** The autoscaler's leader election, in the platform namespace only. */
+/**
+ * The autoscaler's leader election, in the platform namespace only: the elector (packages/kubernetes
+ * leader-elector.ts) reads, creates and replaces its one Lease. `create` cannot be limited by name (the
+ * object does not exist yet when it is authorized), so reading and replacing are granted on that Lease only.
+ */
 const LEASE_RULES: Rule[] = [
-  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+  {
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    resourceNames: [DEFAULT_LEASE_NAME],
+    verbs: ["get", "update"],
+  },
 ];
 
 function roleAndBinding(

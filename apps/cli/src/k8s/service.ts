@@ -1,5 +1,6 @@
 import type { ServiceConfig } from "@thaw/config";
 import { type Probe, userContainerProbes, userPortOf } from "@thaw/readiness";
+import { tcpPort } from "./env.js";
 import { PART_OF, type RenderOptions } from "./options.js";
 import { QUEUE_PORTS, queueProxyContainer, resourcesOf } from "./queue-proxy.js";
 import { restrictedContainer, restrictedPod, TMP_MOUNT, TMP_VOLUME } from "./security.js";
@@ -62,7 +63,7 @@ export function serviceObjects(
     image: k.image,
     ...(k.command ? { command: k.command } : {}),
     ...(k.args ? { args: k.args } : {}),
-    ports: [{ name: "user-port", containerPort: userPort }],
+    ports: [tcpPort("user-port", userPort)],
     env: [
       ...Object.keys(k.env)
         .sort()
@@ -84,19 +85,23 @@ export function serviceObjects(
     securityContext: restrictedContainer(readOnly),
     ...(readOnly ? { volumeMounts: [TMP_MOUNT] } : {}),
   };
+  // The config's own labels and annotations go on the Deployment and its pods (the schema refuses Thaw's keys).
+  const annotations = Object.keys(k.annotations).length > 0 ? { annotations: { ...k.annotations } } : {};
   const deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: meta(names.deployment),
+    metadata: { ...meta(names.deployment), labels: { ...k.labels, ...labels, ...PART_OF }, ...annotations },
     spec: {
       selector: { matchLabels: labels },
       template: {
         metadata: {
           labels: {
+            ...k.labels,
             ...labels,
             "serving.knative.dev/configuration": service.name,
             "serving.knative.dev/service": service.name,
           },
+          ...annotations,
         },
         spec: {
           automountServiceAccountToken: false,

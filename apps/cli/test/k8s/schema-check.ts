@@ -17,6 +17,8 @@ interface KindEntry {
   crdSchemaFile?: string;
   /** A hand-written schema (no kubernetes-models package). */
   handSchema?: Record<string, unknown>;
+  /** Checked as this apiVersion: a newer served version with the same schema that kubernetes-models lacks. */
+  checkAs?: string;
 }
 
 const CRD = (mod: string) => require.resolve(mod);
@@ -68,6 +70,18 @@ const KINDS: Record<string, KindEntry> = {
   "security.istio.io/v1/AuthorizationPolicy": {
     model: ["@kubernetes-models/istio/security.istio.io/v1/AuthorizationPolicy", "AuthorizationPolicy"],
     crdSchemaFile: CRD("@kubernetes-models/istio/security.istio.io/v1/AuthorizationPolicy"),
+  },
+  // Istio serves networking.istio.io v1 and v1beta1 from one CRD schema; @kubernetes-models/istio 2.3 has
+  // only v1beta1, so v1 objects are checked against it.
+  "networking.istio.io/v1/Gateway": {
+    model: ["@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway", "Gateway"],
+    crdSchemaFile: CRD("@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway"),
+    checkAs: "networking.istio.io/v1beta1",
+  },
+  "networking.istio.io/v1/VirtualService": {
+    model: ["@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService", "VirtualService"],
+    crdSchemaFile: CRD("@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService"),
+    checkAs: "networking.istio.io/v1beta1",
   },
   "gateway.envoyproxy.io/v1alpha1/SecurityPolicy": { handSchema: securityPolicySchema },
 };
@@ -164,8 +178,9 @@ function crdSchema(file: string): Schema {
  * may carry no field the API does not define (client-node's model attributes for core kinds, the CRD's
  * schema for Gateway API and Istio, the hand-written schema for Envoy Gateway's SecurityPolicy).
  */
-export function checkObject(obj: Record<string, unknown>): string[] {
-  const id = `${obj.apiVersion}/${obj.kind}`;
+export function checkObject(given: Record<string, unknown>): string[] {
+  const id = `${given.apiVersion}/${given.kind}`;
+  const obj = KINDS[id]?.checkAs ? { ...given, apiVersion: KINDS[id]?.checkAs } : given;
   const name = `${id} ${(obj.metadata as { namespace?: string; name?: string } | undefined)?.namespace ?? ""}/${(obj.metadata as { name?: string } | undefined)?.name}`;
   const entry = KINDS[id];
   if (!entry) return [`${name}: no schema for this kind`];

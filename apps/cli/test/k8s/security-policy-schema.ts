@@ -2,7 +2,7 @@
  * Envoy Gateway's `SecurityPolicy` (gateway.envoyproxy.io/v1alpha1) has no kubernetes-models package, so
  * this is a small hand-written schema of the fields the renderer uses, taken from Envoy Gateway's
  * documented API (SecurityPolicySpec: targetRefs, extAuth; ExtAuth: http, grpc, headersToExtAuth,
- * failOpen; HTTPExtAuthService: backendRefs, path, headersToBackend). Anything else is an unknown field.
+ * failOpen, recomputeRoute (Envoy Gateway 1.2+); HTTPExtAuthService: backendRefs, path, headersToBackend). Anything else is an unknown field.
  */
 export const securityPolicySchema = {
   type: "object",
@@ -55,6 +55,7 @@ export const securityPolicySchema = {
             },
             headersToExtAuth: { type: "array", items: { type: "string" } },
             failOpen: { type: "boolean" },
+            recomputeRoute: { type: "boolean" },
           },
         },
       },
