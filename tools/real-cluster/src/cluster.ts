@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm run cluster`: a real control plane for a person, until Ctrl-C. `--bind <address>` moves the API
+// server off loopback (the address must exist on this host); `--keep` keeps the state folder.
+import { startControlPlane } from "./control-plane.js";
+import { K8S_VERSION, k8sBinaries } from "./k8s-binaries.js";
+
+const argv = process.argv.slice(2);
+const bindAt = argv.indexOf("--bind");
+const t0 = Date.now();
+console.log(
+  `cluster: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler ${K8S_VERSION} ...`,
+);
+try {
+  const cp = await startControlPlane({
+    ...(bindAt >= 0 && argv[bindAt + 1] ? { bindAddress: argv[bindAt + 1] as string } : {}),
+    keep: argv.includes("--keep"),
+  });
+  const kubectl = k8sBinaries(["kubectl"]).kubectl;
+  console.log(`cluster: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${cp.server}`);
+  for (const [name, c] of cp.components)
+    console.log(`cluster:   ${name.padEnd(24)} pid ${c.pid}  log ${c.logPath}`);
+  console.log("cluster: in another shell:");
+  console.log(`  export KUBECONFIG=${cp.kubeconfigPath}`);
+  console.log(`  alias kubectl=${kubectl}`);
+  console.log("  kubectl get --raw /readyz?verbose; kubectl get namespaces");
+  console.log(
+    `cluster: Ctrl-C stops every process${argv.includes("--keep") ? ` and keeps ${cp.dir}` : ` and removes ${cp.dir}`}`,
+  );
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("cluster: stopping ...");
+    await cp.stop();
+    console.log("cluster: stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
+  // A component that dies takes the cluster down with it, loudly.
+  for (const c of cp.components.values()) {
+    void c.exited.then(async (code) => {
+      if (stopping) return;
+      console.error(`cluster: ${c.name} exited (${code}); last lines of ${c.logPath}:\n${c.tail(30)}`);
+      await shutdown();
+    });
+  }
+} catch (e) {
+  console.error(`cluster: ${(e as Error).message}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// One file at a time: each file starts its own control plane (kube-apiserver alone takes 300-600 MB),
+// and the machine may have two cores.
+export default defineConfig({
+  test: {
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+});
