@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Component, startComponent } from "../process.js";
 import { waitReady } from "../ready.js";
+import { buildPauseImage, PAUSE_IMAGE } from "./image-archive.js";
 import { pidsWithArgs } from "./leftovers.js";
 import type { NodeNetwork } from "./netns.js";
 import { run } from "./netns.js";
-import { buildPauseImage, PAUSE_IMAGE } from "./pause-image.js";
 
 /** Where Debian's containernetworking-plugins put bridge, host-local, loopback and portmap. */
 export const CNI_BIN_DIR = "/usr/lib/cni";

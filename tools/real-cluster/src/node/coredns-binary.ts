@@ -25,7 +25,9 @@ export function corednsPath(): string {
 export function corednsBinary(): string {
   const p = corednsPath();
   if (!existsSync(p)) {
-    throw new Error(`CoreDNS is not built (looked for ${p}): run \`${COREDNS_BUILD_COMMAND}\` (about 4 min on 2 cores)`);
+    throw new Error(
+      `CoreDNS is not built (looked for ${p}): run \`${COREDNS_BUILD_COMMAND}\` (about 4 min on 2 cores)`,
+    );
   }
   return p;
 }

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Containerd, startContainerd } from "../../src/node/containerd.js";
+import { PAUSE_IMAGE } from "../../src/node/image-archive.js";
 import { createNodeNetwork, type NodeNetwork, run } from "../../src/node/netns.js";
-import { PAUSE_IMAGE } from "../../src/node/pause-image.js";
 
 describe("containerd in a node namespace", () => {
   const dir = mkdtempSync(join(tmpdir(), "thaw-node-"));

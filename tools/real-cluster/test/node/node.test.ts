@@ -1,0 +1,108 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { printFigures } from "@thaw/bench-kit/overload";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubectl } from "../../src/kubectl.js";
+import { api } from "../../src/node/api.js";
+import { buildHostNodeImage, HOST_NODE_IMAGE } from "../../src/node/image-archive.js";
+import { type NodeCluster, startNodeCluster } from "../../src/node/node-cluster.js";
+import { watchPodPhases } from "../../src/node/pod-phases.js";
+
+// A server that says which pod answered; ready once listening (the kubelet probes /ready).
+const SERVER = `require("http").createServer((q, s) => s.end(JSON.stringify({ pod: require("os").hostname(), url: q.url }))).listen(8080)`;
+
+const web = {
+  service: {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "web" },
+    spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] },
+  },
+  deployment: {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "web" } },
+      template: {
+        metadata: { labels: { app: "web" } },
+        spec: {
+          containers: [
+            {
+              name: "web",
+              image: HOST_NODE_IMAGE,
+              imagePullPolicy: "Never",
+              args: ["-e", SERVER],
+              readinessProbe: { httpGet: { path: "/ready", port: 8080 }, periodSeconds: 1 },
+            },
+          ],
+          terminationGracePeriodSeconds: 2,
+        },
+      },
+    },
+  },
+};
+
+describe("a real node joined to a real control plane", () => {
+  let cluster: NodeCluster | undefined;
+  const images = mkdtempSync(join(tmpdir(), "thaw-node-images-"));
+  beforeAll(async () => {
+    cluster = await startNodeCluster();
+    cluster.node.containerd.importImage(buildHostNodeImage(images));
+  }, 300_000);
+  afterAll(async () => {
+    const pids = [...(cluster?.node.components.values() ?? [])].map((c) => c.pid);
+    await cluster?.stop();
+    rmSync(images, { recursive: true, force: true });
+    // Nothing the node ran outlives it.
+    for (const pid of pids) expect(existsSync(`/proc/${pid}`)).toBe(false);
+  }, 120_000);
+
+  it("runs a Deployment's pod to Ready by its probe, reachable on its pod IP, its ClusterIP and its cluster name", async () => {
+    const c = cluster as NodeCluster;
+    const cp = c.controlPlane;
+    const t0 = Date.now();
+    const phases = watchPodPhases(cp, "default", "app=web", "web", t0);
+    try {
+      await api(cp, "POST", "/api/v1/namespaces/default/services", web.service);
+      await api(cp, "POST", "/apis/apps/v1/namespaces/default/deployments", web.deployment);
+      const p = await phases.done;
+      const pod = await api<{ status: { podIP: string } }>(
+        cp,
+        "GET",
+        `/api/v1/namespaces/default/pods/${p.pod}`,
+      );
+      const podIp = pod?.status.podIP as string;
+      expect(podIp.startsWith(c.net.podCidr.replace(/0\/24$/, ""))).toBe(true);
+
+      // From the host, through the veth pair and the node's bridge.
+      const direct = await (await fetch(`http://${podIp}:8080/hello`)).json();
+      const firstByte = Date.now() - t0;
+      expect(direct).toEqual({ pod: p.pod, url: "/hello" });
+
+      // Through the Service's ClusterIP: kube-proxy's nftables rules inside the node's namespace.
+      const svc = await api<{ spec: { clusterIP: string } }>(
+        cp,
+        "GET",
+        "/api/v1/namespaces/default/services/web",
+      );
+      const viaVip = c.net.exec("curl", ["-sS", "--max-time", "5", `http://${svc?.spec.clusterIP}/vip`]);
+      expect(JSON.parse(viaVip)).toEqual({ pod: p.pod, url: "/vip" });
+
+      // From inside the pod, by the Service's cluster name: the kubelet's clusterDNS is CoreDNS.
+      const script = `fetch("http://web.default.svc.cluster.local/dns").then(r => r.text()).then(console.log)`;
+      const r = await kubectl(cp.kubeconfigPath, ["exec", p.pod, "--", process.execPath, "-e", script]);
+      expect(r.stderr).toBe("");
+      expect(JSON.parse(r.stdout)).toEqual({ pod: p.pod, url: "/dns" });
+
+      printFigures("real-node/pod-cold-start", {
+        nodeStartMs: { ...c.startMs, ...c.node.startMs },
+        podMs: { ...p, pod: undefined, firstByte },
+      });
+    } finally {
+      phases.stop();
+    }
+  }, 180_000);
+});
