@@ -45,7 +45,12 @@ describe("activator with --config against the emulated Kubernetes API server (no
   let running: RunningActivator | undefined;
 
   beforeEach(async () => {
-    api = new EmulatedApiServer({ token: "emulator-token", bookmarkIntervalMs: 0 });
+    // Pods here are local processes on loopback, addresses a real API server refuses: accepted on purpose.
+    api = new EmulatedApiServer({
+      token: "emulator-token",
+      bookmarkIntervalMs: 0,
+      acceptLoopbackEndpoints: true,
+    });
     await api.start();
     dir = await mkdtemp(join(tmpdir(), "thaw-activator-k8s-"));
   });

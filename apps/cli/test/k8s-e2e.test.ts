@@ -43,7 +43,9 @@ const find = (kind: string, name: string) =>
   objects.find((o) => o.kind === kind && o.metadata.name === name) as Obj;
 
 const work = mkdtempSync(join(tmpdir(), "thaw-k8s-e2e-"));
-const api = new EmulatedApiServer({ token: TOKEN, bookmarkIntervalMs: 5000 });
+// The stand-in kubelet gives pods 127.0.0.x addresses, which a real API server refuses (422): accepted on
+// purpose here, until this file runs on a real node (issue 25).
+const api = new EmulatedApiServer({ token: TOKEN, bookmarkIntervalMs: 5000, acceptLoopbackEndpoints: true });
 let kubelet: StandInKubelet;
 let nginx: NginxProcess;
 let nginxPort = 0;

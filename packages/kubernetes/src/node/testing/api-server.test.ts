@@ -207,4 +207,30 @@ describe("emulated Kubernetes API server (no real API server runs here), through
       }),
     ).toThrow(/immutable/);
   });
+
+  it("refuses loopback endpoint addresses with 422, as a real API server does, unless told to accept them", async () => {
+    for (const [addressType, ip] of [
+      ["IPv4", "127.0.0.1"],
+      ["IPv4", "127.3.2.1"],
+      ["IPv6", "::1"],
+    ] as const) {
+      const res = await fetch(`${api.url}${slices}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(endpointSlice({ service: "lo", addressType, port: 1, endpoints: [{ ip }] })),
+      });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toContain(
+        "may not be in the loopback range",
+      );
+    }
+    const lenient = new EmulatedApiServer({ acceptLoopbackEndpoints: true });
+    expect(() =>
+      lenient.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({ service: "lo", port: 1, endpoints: [{ ip: "127.0.0.1" }] }),
+      ),
+    ).not.toThrow();
+  });
 });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type Fault, type FaultMatch, Faults } from "./faults.js";
 import { matchesFields, matchesLabels, parseLabelSelector } from "./label-selector.js";
-import { applyPatch, type ParsedPath, parsePath, RESOURCES, validate } from "./resources.js";
+import { applyPatch, type Leniency, type ParsedPath, parsePath, RESOURCES, validate } from "./resources.js";
 import { scaleSubresource } from "./scale-subresource.js";
 import { statusOf } from "./status.js";
 import { ApiError, type ApiObject, type ObjectInput, Store, type StoreEvent, statusFor } from "./store.js";
@@ -18,6 +18,11 @@ export interface EmulatedApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Watch length when the client sends no timeoutSeconds (default 1800 s). */
   defaultWatchTimeoutSeconds?: number;
+  /**
+   * Accept EndpointSlice addresses in 127.0.0.0/8 and ::1. A real API server refuses them (422), and so does
+   * the emulator by default; only tests whose pods are local processes on loopback set this.
+   */
+  acceptLoopbackEndpoints?: boolean;
 }
 
 /** One request the emulator answered (tests assert on what clients sent). */
@@ -48,6 +53,10 @@ export class EmulatedApiServer {
   readonly #watches = new Set<OpenWatch>();
   #server: Server | undefined;
   #url = "";
+
+  get #lenient(): Leniency {
+    return { loopbackEndpoints: this.#o.acceptLoopbackEndpoints === true };
+  }
 
   constructor(o: EmulatedApiServerOptions = {}) {
     this.#o = o;
@@ -132,7 +141,7 @@ export class EmulatedApiServer {
     if (!type) throw new Error(`the emulator serves no resource ${resource}`);
     const body = { ...obj, apiVersion: type.apiVersion, kind: type.kind };
     const cur = this.store.get(resource, namespace, name);
-    validate(resource, body, cur);
+    validate(resource, body, cur, this.#lenient);
     if (!cur) return this.store.create(resource, namespace, body);
     return this.store.update(resource, namespace, name, {
       ...body,
@@ -254,7 +263,7 @@ export class EmulatedApiServer {
       }
       if (method === "POST") {
         const obj = body as ObjectInput;
-        validate(resource, obj);
+        validate(resource, obj, undefined, this.#lenient);
         return [201, typed(this.store.create(resource, namespace, obj))];
       }
       throw new ApiError(405, `method ${method} is not allowed on a collection`, "MethodNotAllowed");
@@ -272,13 +281,13 @@ export class EmulatedApiServer {
           `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
         );
       }
-      validate(resource, obj, cur);
+      validate(resource, obj, cur, this.#lenient);
       return [200, typed(this.store.update(resource, namespace, name, obj))];
     }
     if (method === "PATCH") {
       if (!cur) throw new ApiError(404, `${resource} "${name}" not found`, "NotFound");
       const next = applyPatch(cur, body, contentType);
-      validate(resource, next, cur);
+      validate(resource, next, cur, this.#lenient);
       return [200, typed(this.store.update(resource, namespace, name, next))];
     }
     if (method === "DELETE") return [200, typed(this.store.delete(resource, namespace, name))];

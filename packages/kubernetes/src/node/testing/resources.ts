@@ -48,8 +48,26 @@ export function parsePath(path: string): ParsedPath | undefined {
 
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
+/** What {@link validate} lets through that a real API server refuses (named, for loopback-only tests). */
+export interface Leniency {
+  /** Accept endpoint addresses in 127.0.0.0/8 and ::1 (a real server answers 422). */
+  loopbackEndpoints?: boolean;
+}
+
+/** True for 127.0.0.0/8 and ::1 in any IPv6 spelling (including ::ffff:127.x.y.z). */
+export function isLoopbackIp(ip: string): boolean {
+  const v4 = /^(?:::ffff:)?(\d+)\.\d+\.\d+\.\d+$/i.exec(ip);
+  if (v4) return v4[1] === "127";
+  return /^(?:0{0,4}:){2,7}0{0,3}1$|^::1$/.test(ip);
+}
+
 /** The validation the real API server does on the fields Thaw writes (422 Invalid otherwise). */
-export function validate(resource: string, obj: ObjectInput, previous?: ApiObject): void {
+export function validate(
+  resource: string,
+  obj: ObjectInput,
+  previous?: ApiObject,
+  lenient: Leniency = {},
+): void {
   const bad = (field: string, msg: string) => {
     throw new ApiError(
       422,
@@ -63,6 +81,17 @@ export function validate(resource: string, obj: ObjectInput, previous?: ApiObjec
       bad("addressType", `Unsupported value: ${JSON.stringify(t)}`);
     if (previous && previous.addressType !== t) bad("addressType", "field is immutable");
     if (!Array.isArray(obj.endpoints)) bad("endpoints", "Required value");
+    if (!lenient.loopbackEndpoints && t !== "FQDN") {
+      (obj.endpoints as { addresses?: unknown }[]).forEach((e, i) => {
+        (Array.isArray(e?.addresses) ? e.addresses : []).forEach((a, j) => {
+          if (typeof a === "string" && isLoopbackIp(a))
+            bad(
+              `endpoints[${i}].addresses[${j}]`,
+              `Invalid value: "${a}": may not be in the loopback range (127.0.0.0/8, ::1/128)`,
+            );
+        });
+      });
+    }
   }
   if (resource === "deployments") {
     const r = (obj.spec as { replicas?: unknown } | undefined)?.replicas;
