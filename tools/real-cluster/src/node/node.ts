@@ -22,6 +22,8 @@ export interface NodeOptions {
   net: NodeNetwork;
   /** State folder (default `<controlPlane.dir>/node`). */
   dir?: string;
+  /** Keep the state folder (logs, configs) after stop(). */
+  keep?: boolean;
   /** Bound on the whole start (default 120 s). */
   timeoutMs?: number;
 }
@@ -75,7 +77,7 @@ export async function startNode(o: NodeOptions): Promise<Node> {
     // Whatever a pod still runs lives under the node's cgroup: nothing of it survives the node.
     killCgroupTree(cgroupRoot);
     unmountUnder(dir);
-    rmSync(dir, { recursive: true, force: true });
+    if (!o.keep) rmSync(dir, { recursive: true, force: true });
   };
   try {
     containerd = await startContainerd(join(dir, "containerd"), net);
