@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Component, startComponent } from "../process.js";
-import type { NodeNetwork } from "./netns.js";
+import { type NodeNetwork, run } from "./netns.js";
 
 /** What the kubelet needs to know about the node it runs. */
 export interface KubeletOptions {
@@ -65,22 +65,61 @@ export function kubeletConfig(o: KubeletOptions): string {
   return `${JSON.stringify(c, null, 2)}\n`;
 }
 
-/** Starts the kubelet inside the node's namespace (nsenter: /sys and the cgroup mounts stay the host's). */
+/**
+ * The host-wide sysctls the kubelet insists on (it writes them unless protectKernelDefaults, which
+ * instead refuses to start), with the values it wants. A test must not set kernel.panic_on_oops on a
+ * shared machine: the kubelet gets its own mount namespace where these files read as it wants.
+ */
+const KERNEL_TUNABLES: Record<string, number> = {
+  "vm/overcommit_memory": 1,
+  "vm/panic_on_oom": 0,
+  "kernel/panic": 10,
+  "kernel/panic_on_oops": 1,
+  "kernel/keys/root_maxkeys": 1_000_000,
+  "kernel/keys/root_maxbytes": 25_000_000,
+};
+
+/**
+ * `sh -c` that masks {@link KERNEL_TUNABLES} in a private copy of /proc (bind-mounted files), then
+ * execs the kubelet (same PID). Run under `unshare --mount`: the masks never reach the host, while the
+ * kubelet's volume mounts do, through the shared bind mount of its root dir made beforehand.
+ */
+function maskedKubelet(dir: string, bin: string, args: string[]): [string, string[]] {
+  const masks = join(dir, "sysctl");
+  mkdirSync(masks, { recursive: true });
+  const binds = Object.entries(KERNEL_TUNABLES).map(([key, value]) => {
+    const file = join(masks, key.replaceAll("/", "."));
+    writeFileSync(file, `${value}\n`);
+    return `mount --bind ${file} /proc/sys/${key}`;
+  });
+  const script = ["set -e", "mount --make-rprivate /proc", ...binds, 'exec "$0" "$@"'].join("; ");
+  return ["unshare", ["--mount", "--propagation", "unchanged", "--", "sh", "-c", script, bin, ...args]];
+}
+
+/**
+ * Starts the kubelet inside the node's namespace (nsenter: /sys and the cgroup mounts stay the host's),
+ * in a mount namespace of its own whose only difference is {@link KERNEL_TUNABLES}. Its root dir is
+ * bind-mounted on itself and made shared first, so what it mounts there (volumes) containerd sees.
+ */
 export function startKubelet(o: KubeletOptions): Component {
   const root = join(o.dir, "root");
   mkdirSync(join(o.dir, "pod-logs"), { recursive: true });
   mkdirSync(root, { recursive: true });
+  run("mount", ["--bind", root, root]);
+  run("mount", ["--make-rshared", root]);
   writeFileSync(join(o.dir, "resolv.conf"), "");
   const config = join(o.dir, "kubelet-config.json");
   writeFileSync(config, kubeletConfig(o));
-  const [cmd, args] = o.net.inside(o.bin, [
-    `--config=${config}`,
-    `--kubeconfig=${o.kubeconfig}`,
-    `--root-dir=${root}`,
-    `--cert-dir=${join(o.dir, "pki")}`,
-    `--hostname-override=${o.nodeName}`,
-    `--node-ip=${o.net.nodeIp}`,
-    "--v=2",
-  ]);
+  const [cmd, args] = o.net.inside(
+    ...maskedKubelet(o.dir, o.bin, [
+      `--config=${config}`,
+      `--kubeconfig=${o.kubeconfig}`,
+      `--root-dir=${root}`,
+      `--cert-dir=${join(o.dir, "pki")}`,
+      `--hostname-override=${o.nodeName}`,
+      `--node-ip=${o.net.nodeIp}`,
+      "--v=2",
+    ]),
+  );
   return startComponent("kubelet", cmd, args, o.dir);
 }
