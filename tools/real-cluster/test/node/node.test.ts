@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectl } from "../../src/kubectl.js";
@@ -8,6 +9,13 @@ import { api } from "../../src/node/api.js";
 import { buildHostNodeImage, HOST_NODE_IMAGE } from "../../src/node/image-archive.js";
 import { type NodeCluster, startNodeCluster } from "../../src/node/node-cluster.js";
 import { watchPodPhases } from "../../src/node/pod-phases.js";
+import { importThawImages } from "../../src/node/thaw-images.js";
+
+// `thaw k8s render --config examples/hello/thaw.k8s.yaml` output, checked in (apps/cli's tests hold it
+// byte for byte to a fresh render): the hello app plus its thaw-queue-proxy sidecar.
+const RENDERED_HELLO = fileURLToPath(
+  new URL("../../../../infra/kubernetes/services/apps-hello.yaml", import.meta.url),
+);
 
 // A server that says which pod answered; ready once listening (the kubelet probes /ready).
 const SERVER = `require("http").createServer((q, s) => s.end(JSON.stringify({ pod: require("os").hostname(), url: q.url }))).listen(8080)`;
@@ -101,6 +109,41 @@ describe("a real node joined to a real control plane", () => {
         nodeStartMs: { ...c.startMs, ...c.node.startMs },
         podMs: { ...p, pod: undefined, firstByte },
       });
+    } finally {
+      phases.stop();
+    }
+  }, 180_000);
+
+  it("runs the rendered hello Deployment: Ready by the kubelet probing its queue-proxy, answering through it", async () => {
+    const c = cluster as NodeCluster;
+    const cp = c.controlPlane;
+    await importThawImages(c.node, ["queue-proxy", "example-hello"]);
+    const ns = await kubectl(cp.kubeconfigPath, ["create", "namespace", "apps"]);
+    expect(ns.stderr).toBe("");
+    const t0 = Date.now();
+    const phases = watchPodPhases(cp, "apps", "app.kubernetes.io/name=hello", "hello", t0);
+    try {
+      const applied = await kubectl(cp.kubeconfigPath, ["apply", "-f", RENDERED_HELLO]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const p = await phases.done;
+      const pod = await api<{ status: { podIP: string } }>(
+        cp,
+        "GET",
+        `/api/v1/namespaces/apps/pods/${p.pod}`,
+      );
+      // Through the queue-proxy's serving port, as the activator and the Service send requests.
+      const res = await fetch(`http://${pod?.status.podIP}:8012/`);
+      const firstByte = Date.now() - t0;
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(new RegExp(`^hello from ${p.pod} `));
+      const svc = await api<{ spec: { clusterIP: string } }>(
+        cp,
+        "GET",
+        "/api/v1/namespaces/apps/services/hello",
+      );
+      const viaVip = c.net.exec("curl", ["-sS", "--max-time", "5", `http://${svc?.spec.clusterIP}/`]);
+      expect(viaVip).toMatch(new RegExp(`^hello from ${p.pod} `));
+      printFigures("real-node/hello-cold-start", { podMs: { ...p, pod: undefined, firstByte } });
     } finally {
       phases.stop();
     }
