@@ -1,3 +1,4 @@
+export { type ApiTarget, apiRequest } from "./api-request.js";
 export { type ClusterPki, createPki, type KeyPair } from "./certs.js";
 export { type ControlPlane, type ControlPlaneOptions, startControlPlane } from "./control-plane.js";
 export {

@@ -50,7 +50,10 @@ export const GO_BUILD_ARGS = [
 
 const goEnv = { ...process.env, CGO_ENABLED: "0" };
 
+let goVersionSeen: string | undefined;
+
 function goVersion(): string {
+  if (goVersionSeen) return goVersionSeen;
   const r = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8", cwd: GO_MODULE_DIR, env: goEnv });
   if (r.error || r.status !== 0) {
     throw new Error(
@@ -58,7 +61,8 @@ function goVersion(): string {
         BUILD_COMMAND,
     );
   }
-  return r.stdout.trim();
+  goVersionSeen = r.stdout.trim();
+  return goVersionSeen;
 }
 
 /** `$XDG_CACHE_HOME/thaw/k8s` (or ~/.cache/thaw/k8s): one folder per version and content hash. */
