@@ -1,58 +1,29 @@
 import { readFileSync } from "node:fs";
 import { request } from "node:https";
+import { apiRequest } from "../api-request.js";
 import type { ControlPlane } from "../control-plane.js";
 
-/** Bound on one answer read into memory: a node or a pod list of a test cluster fits with room to spare. */
-const MAX_BODY = 4 * 1024 * 1024;
+/** The admin's target for {@link apiRequest}. */
+const target = (cp: Pick<ControlPlane, "server" | "token" | "caPath">) => ({
+  server: cp.server,
+  ca: readFileSync(cp.caPath),
+  token: cp.token,
+});
 
 /**
- * One request to the API server as the admin: the JSON answer (or null on 404). Other statuses throw
- * with the server's message, since a test cluster's API answering 4xx/5xx is a bug to see.
+ * One request as the admin: the JSON answer, or null for a GET that found nothing (404). Other
+ * statuses throw with the server's message: on a test cluster they are a bug to see.
  */
-export function api<T = unknown>(
+export async function api<T = unknown>(
   cp: Pick<ControlPlane, "server" | "token" | "caPath">,
   method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH",
   path: string,
   body?: unknown,
-  contentType = "application/json",
 ): Promise<T | null> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${cp.server}${path}`,
-      {
-        method,
-        ca: readFileSync(cp.caPath),
-        headers: {
-          authorization: `Bearer ${cp.token}`,
-          accept: "application/json",
-          ...(payload ? { "content-type": contentType } : {}),
-        },
-        timeout: 10_000,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_BODY)
-            return req.destroy(new Error(`${method} ${path}: answer over ${MAX_BODY} bytes`));
-          chunks.push(c);
-        });
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          const status = res.statusCode ?? 0;
-          if (status === 404 && method === "GET") return resolve(null);
-          if (status < 200 || status > 299)
-            return reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 500)}`));
-          resolve(text ? (JSON.parse(text) as T) : null);
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
+  const r = await apiRequest(target(cp), method, path, body);
+  if (r.status === 404 && method === "GET") return null;
+  if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: ${r.status} ${r.body.message ?? ""}`);
+  return r.body as T;
 }
 
 /** One watch event: the type and the object. */
