@@ -9,7 +9,7 @@ import { k8sCacheRoot } from "../k8s-binaries.js";
 export const COREDNS_MODULE_DIR = fileURLToPath(new URL("../../coredns/", import.meta.url));
 
 /** The command a person runs to build it. */
-export const COREDNS_BUILD_COMMAND = "npm run coredns:build -w @thaw/real-cluster";
+export const COREDNS_BUILD_COMMAND = "npm run coredns:build";
 
 const BUILD_ARGS = ["build", "-trimpath", "-ldflags=-s -w"];
 
