@@ -22,7 +22,8 @@ export async function api<T = unknown>(
 ): Promise<T | null> {
   const r = await apiRequest(target(cp), method, path, body);
   if (r.status === 404 && method === "GET") return null;
-  if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: ${r.status} ${r.body.message ?? ""}`);
+  if (r.status < 200 || r.status > 299)
+    throw new Error(`${method} ${path}: ${r.status} ${r.body.message ?? ""}`);
   return r.body as T;
 }
 
