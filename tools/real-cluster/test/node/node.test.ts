@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectl } from "../../src/kubectl.js";
 import { api } from "../../src/node/api.js";
 import { buildHostNodeImage, HOST_NODE_IMAGE } from "../../src/node/image-archive.js";
+import { run } from "../../src/node/netns.js";
 import { type NodeCluster, startNodeCluster } from "../../src/node/node-cluster.js";
 import { watchPodPhases } from "../../src/node/pod-phases.js";
 import { importThawImages } from "../../src/node/thaw-images.js";
@@ -61,11 +62,17 @@ describe("a real node joined to a real control plane", () => {
     cluster.node.containerd.importImage(buildHostNodeImage(images));
   }, 300_000);
   afterAll(async () => {
-    const pids = [...(cluster?.node.components.values() ?? [])].map((c) => c.pid);
-    await cluster?.stop();
+    const c = cluster;
+    const pids = [...(c?.node.components.values() ?? [])].map((p) => p.pid);
+    await c?.stop();
     rmSync(images, { recursive: true, force: true });
-    // Nothing the node ran outlives it.
+    if (!c) return;
+    // Nothing the node ran or made outlives it: processes, namespace, cgroups, mounts, state.
     for (const pid of pids) expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(run("ip", ["netns", "list"])).not.toContain(c.net.name);
+    expect(existsSync(`/sys/fs/cgroup/memory/${c.net.name}`)).toBe(false);
+    expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(c.node.dir);
+    expect(existsSync(c.node.dir)).toBe(false);
   }, 120_000);
 
   it("runs a Deployment's pod to Ready by its probe, reachable on its pod IP, its ClusterIP and its cluster name", async () => {
