@@ -141,6 +141,8 @@ export async function startControlPlane(o: ControlPlaneOptions = {}): Promise<Co
       `--cert-dir=${join(dir, "apiserver-certs")}`,
       "--allow-privileged=true",
       "--profiling=false",
+      // Nodes' host names resolve nowhere here: reach a kubelet (exec, logs) at its InternalIP.
+      "--kubelet-preferred-address-types=InternalIP,Hostname",
     ];
     const startApi = async () => {
       const api = startComponent("kube-apiserver", bin["kube-apiserver"], apiArgs, dir);

@@ -1,4 +1,12 @@
-import { readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { run } from "./netns.js";
 
@@ -31,6 +39,20 @@ function hierarchies(): string[] {
         return false;
       }
     });
+}
+
+/**
+ * Makes `/<root>` in every hierarchy (the kubelet requires its cgroupRoot to exist). cpuset starts empty
+ * in cgroup v1, so it gets its parent's CPUs and memory nodes, or nothing could run under it.
+ */
+export function makeCgroup(root: string): void {
+  for (const h of hierarchies()) {
+    const dir = join(h, root);
+    mkdirSync(dir, { recursive: true });
+    for (const f of ["cpuset.cpus", "cpuset.mems"]) {
+      if (existsSync(join(dir, f))) writeFileSync(join(dir, f), readFileSync(join(h, f)));
+    }
+  }
 }
 
 /** Every cgroup folder under `/<root>` in every hierarchy, deepest first. */

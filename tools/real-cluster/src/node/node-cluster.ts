@@ -33,7 +33,12 @@ export async function startNodeCluster(
     const t0 = Date.now();
     controlPlane = await startControlPlane({ ...o, bindAddress: net.hostIp, clusterCidr: net.podCidr });
     const t1 = Date.now();
-    node = await startNode({ controlPlane, net, ...(o.keep ? { keep: true } : {}) });
+    node = await startNode({
+      controlPlane,
+      net,
+      ...(o.serviceCidr ? { serviceCidr: o.serviceCidr } : {}),
+      ...(o.keep ? { keep: true } : {}),
+    });
     const startMs = { controlPlane: t1 - t0, node: Date.now() - t1 };
     return { controlPlane, node, net, startMs, stop };
   } catch (e) {

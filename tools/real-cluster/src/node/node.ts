@@ -11,7 +11,7 @@ import { COREDNS_USER, grantCoredns, startCoredns } from "./coredns.js";
 import { corednsBinary } from "./coredns-binary.js";
 import { startKubeProxy } from "./kube-proxy.js";
 import { startKubelet } from "./kubelet.js";
-import { killCgroupTree, unmountUnder } from "./leftovers.js";
+import { killCgroupTree, makeCgroup, unmountUnder } from "./leftovers.js";
 import type { NodeNetwork } from "./netns.js";
 
 /** Options of {@link startNode}. */
@@ -22,6 +22,8 @@ export interface NodeOptions {
   net: NodeNetwork;
   /** State folder (default `<controlPlane.dir>/node`). */
   dir?: string;
+  /** The control plane's Service range (default 10.96.0.0/16), routed inside the node so it reaches ClusterIPs too. */
+  serviceCidr?: string;
   /** Keep the state folder (logs, configs) after stop(). */
   keep?: boolean;
   /** Bound on the whole start (default 120 s). */
@@ -80,11 +82,16 @@ export async function startNode(o: NodeOptions): Promise<Node> {
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // Pods reach ClusterIPs by their default route; the node's own processes (CoreDNS, a person's curl)
+    // need a route to send from before kube-proxy's output DNAT. Through `lo`, so an address no Service
+    // holds goes nowhere, instead of out of the namespace.
+    net.exec("ip", ["route", "replace", o.serviceCidr ?? "10.96.0.0/16", "dev", "lo", "src", net.nodeIp]);
     containerd = await startContainerd(join(dir, "containerd"), net);
     components.set("containerd", containerd.component);
     startMs.containerd = Date.now() - t0;
     writePodNetwork(containerd.cniConfDir, net.podCidr, join(dir, "cni-ipam"));
 
+    makeCgroup(cgroupRoot);
     const kubelet = startKubelet({
       bin: bin.kubelet,
       dir: join(dir, "kubelet"),

@@ -54,6 +54,22 @@ const web = {
   },
 };
 
+/**
+ * GET `url` from inside the node's namespace. kube-proxy programs a Service a moment after its
+ * EndpointSlice changes: until then the ClusterIP refuses, so this retries refusals for up to 10 s.
+ */
+async function curlInside(c: NodeCluster, url: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return c.net.exec("curl", ["-sS", "--max-time", "5", url]);
+    } catch (e) {
+      if (Date.now() > deadline || !/Couldn't connect/.test((e as Error).message)) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 describe("a real node joined to a real control plane", () => {
   let cluster: NodeCluster | undefined;
   const images = mkdtempSync(join(tmpdir(), "thaw-node-images-"));
@@ -103,7 +119,7 @@ describe("a real node joined to a real control plane", () => {
         "GET",
         "/api/v1/namespaces/default/services/web",
       );
-      const viaVip = c.net.exec("curl", ["-sS", "--max-time", "5", `http://${svc?.spec.clusterIP}/vip`]);
+      const viaVip = await curlInside(c, `http://${svc?.spec.clusterIP}/vip`);
       expect(JSON.parse(viaVip)).toEqual({ pod: p.pod, url: "/vip" });
 
       // From inside the pod, by the Service's cluster name: the kubelet's clusterDNS is CoreDNS.
@@ -148,7 +164,7 @@ describe("a real node joined to a real control plane", () => {
         "GET",
         "/api/v1/namespaces/apps/services/hello",
       );
-      const viaVip = c.net.exec("curl", ["-sS", "--max-time", "5", `http://${svc?.spec.clusterIP}/`]);
+      const viaVip = await curlInside(c, `http://${svc?.spec.clusterIP}/`);
       expect(viaVip).toMatch(new RegExp(`^hello from ${p.pod} `));
       printFigures("real-node/hello-cold-start", { podMs: { ...p, pod: undefined, firstByte } });
     } finally {
