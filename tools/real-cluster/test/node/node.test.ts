@@ -128,6 +128,12 @@ describe("a real node joined to a real control plane", () => {
       expect(r.stderr).toBe("");
       expect(JSON.parse(r.stdout)).toEqual({ pod: p.pod, url: "/dns" });
 
+      // Pods reach the API server through the kubernetes Service (in-cluster clients: autoscaler, activator).
+      // The exit: Node's agent keeps the connection alive, and the exec would wait for it.
+      const livez = `require("https").get({ host: "kubernetes.default.svc", path: "/livez", rejectUnauthorized: false }, (r) => { console.log(r.statusCode); process.exit(0); })`;
+      const api200 = await kubectl(cp.kubeconfigPath, ["exec", p.pod, "--", process.execPath, "-e", livez]);
+      expect(api200.stdout.trim(), api200.stderr).toBe("200");
+
       printFigures("real-node/pod-cold-start", {
         nodeStartMs: { ...c.startMs, ...c.node.startMs },
         podMs: { ...p, pod: undefined, firstByte },
