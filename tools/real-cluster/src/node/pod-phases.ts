@@ -19,7 +19,7 @@ export interface PodPhases {
 }
 
 interface PodLike {
-  metadata: { name: string };
+  metadata: { name: string; deletionTimestamp?: string };
   spec?: { nodeName?: string };
   status?: {
     podIP?: string;
@@ -69,6 +69,8 @@ export function watchPodPhases(
     `/api/v1/namespaces/${namespace}/pods?labelSelector=${q(labelSelector)}`,
     ({ type, object: p }) => {
       if (type === "DELETED" || type === "ERROR") return;
+      // A pod on its way out (scale-down draining) is not the one starting.
+      if (seen.pod === undefined && p.metadata.deletionTimestamp) return;
       seen.pod ??= p.metadata.name;
       if (p.metadata.name !== seen.pod) return;
       mark("created", true);

@@ -1,9 +1,11 @@
 import { get, type IncomingHttpHeaders } from "node:http";
 import { fileURLToPath } from "node:url";
+import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectl } from "../../src/kubectl.js";
 import { api } from "../../src/node/api.js";
 import { type NodeCluster, startNodeCluster } from "../../src/node/node-cluster.js";
+import { watchPodPhases } from "../../src/node/pod-phases.js";
 import { importThawImages } from "../../src/node/thaw-images.js";
 
 const K8S = fileURLToPath(new URL("../../../../infra/kubernetes/", import.meta.url));
@@ -71,11 +73,16 @@ describe("the install docs/kubernetes.md describes, on a real node", () => {
     }
 
     const hello = await podIp(c, "apps", "hello");
-    // The hook, warm: it tells the ingress to send the request straight to the pod's queue-proxy.
-    const hook = await getWithHost(
-      `http://${await podIp(c, "thaw-system", "thaw-ingress-hook")}:8090/`,
-      "hello.example.com",
-    );
+    // The hook sends requests through the activator until it has learned the pod (over the activator's
+    // watch), then straight to the pod's queue-proxy: wait, bounded, for that switch.
+    const hookUrl = `http://${await podIp(c, "thaw-system", "thaw-ingress-hook")}:8090/`;
+    const until = Date.now() + 30_000;
+    let hook = await getWithHost(hookUrl, "hello.example.com");
+    while (hook.headers["x-thaw-upstream"] !== `${hello}:8012` && Date.now() < until) {
+      expect(hook.headers["x-thaw-upstream"]).toBe("thaw-activator.thaw-system.svc.cluster.local:8012");
+      await new Promise((r) => setTimeout(r, 200));
+      hook = await getWithHost(hookUrl, "hello.example.com");
+    }
     expect(hook.status).toBe(200);
     expect(hook.headers["x-thaw-revision"]).toBe("apps/hello");
     expect(hook.headers["x-thaw-upstream"]).toBe(`${hello}:8012`);
@@ -87,4 +94,34 @@ describe("the install docs/kubernetes.md describes, on a real node", () => {
     expect(viaActivator.status, body).toBe(200);
     expect(body).toMatch(/^hello from hello-/);
   }, 240_000);
+
+  it("goes to zero on its own, and a cold request through the activator wakes a pod, phase by phase", async () => {
+    const c = cluster as NodeCluster;
+    const cp = c.controlPlane;
+    // examples/hello/thaw.k8s.yaml: stable window 60 s + scale-to-zero grace 30 s, then the pod drains.
+    const deadline = Date.now() + 240_000;
+    for (;;) {
+      const q = encodeURIComponent("app.kubernetes.io/name=hello");
+      const pods = await api<PodList>(cp, "GET", `/api/v1/namespaces/apps/pods?labelSelector=${q}`);
+      if (pods?.items.length === 0) break;
+      if (Date.now() > deadline) throw new Error("hello did not scale to zero in 240 s");
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const activator = await podIp(c, "thaw-system", "thaw-activator");
+    const t0 = Date.now();
+    const phases = watchPodPhases(cp, "apps", "app.kubernetes.io/name=hello", "hello", t0);
+    try {
+      const res = await fetch(`http://${activator}:8012/`, {
+        headers: { "knative-serving-namespace": "apps", "knative-serving-revision": "hello" },
+      });
+      const body = await res.text();
+      const firstByte = Date.now() - t0;
+      expect(res.status, body).toBe(200);
+      expect(body).toMatch(/^hello from hello-/);
+      const p = await phases.done;
+      printFigures("real-node/hello-cold-via-activator", { podMs: { ...p, pod: undefined }, firstByte });
+    } finally {
+      phases.stop();
+    }
+  }, 400_000);
 });
