@@ -8,6 +8,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     fileParallelism: false,
     testTimeout: 120_000,
-    hookTimeout: 180_000,
+    // Longer than startControlPlane's own 180 s bound, so a late start fails with its log lines, not the hook's timeout.
+    hookTimeout: 300_000,
   },
 });

@@ -151,7 +151,7 @@ function goBuild(name: K8sBinary, out: string): Promise<void> {
       reject(
         new Error(
           `go build of ${name} failed (${signal ?? `exit ${code}`}). Its last output:\n${tail.trim()}\n` +
-            `Rerun in tools/real-cluster/go: go ${args.join(" ")}\n` +
+            `Rerun in tools/real-cluster/go: go ${args.map((a) => (a.includes(" ") ? `'${a}'` : a)).join(" ")}\n` +
             "A download error needs the Go module proxy (GOPROXY); 'killed' means memory ran out (linking kube-apiserver needs about 1 GB).",
         ),
       );

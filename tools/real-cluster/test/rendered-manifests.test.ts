@@ -3,6 +3,7 @@
  * installed as docs/kubernetes.md says, then applied again server-side; Pod Security "restricted" admits
  * its pods; the autoscaler's ServiceAccount may touch its own Lease and no other.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "../src/control-plane.js";
@@ -20,6 +21,9 @@ beforeAll(async () => {
   cp = await startControlPlane();
   // docs/kubernetes.md section 4, step by step.
   ok(await k(["apply", "-f", join(out, "base/namespaces.yaml")]), "kubectl apply -f base/namespaces.yaml");
+  // Renders that keep the app namespaces out of the kustomizations write them here (optional to apply).
+  const apps = join(out, "app-namespaces.yaml");
+  if (existsSync(apps)) ok(await k(["apply", "-f", apps]), "kubectl apply -f app-namespaces.yaml");
   ok(
     await k([
       "-n",
@@ -52,6 +56,15 @@ describe("rendered manifests on a real kube-apiserver", () => {
         .metadata.labels;
       expect(labels["pod-security.kubernetes.io/enforce"]).toBe("restricted");
     }
+    // The admission is really enforcing: a pod that may run as root is refused in the same namespace.
+    const rootPod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "root" },
+      spec: { containers: [{ name: "c", image: "busybox" }] },
+    };
+    const refused = await k(["-n", SYS, "create", "-f", "-"], JSON.stringify(rootPod));
+    expect(refused.stderr).toMatch(/violates PodSecurity "restricted/);
     type Rs = {
       metadata: { name: string; namespace: string };
       spec: { replicas: number };
