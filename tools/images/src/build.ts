@@ -173,6 +173,9 @@ export async function buildImages(
     images.push(image);
     log(`images: ${ref} in ${image.seconds.toFixed(1)} s, ${(image.bytes / 1e6).toFixed(1)} MB`);
   }
+  // Layers of earlier builds that no tag reaches any more (an old build stage is over 1 GB): the cache keeps
+  // only what the current images and their cached steps use.
+  await runTool(pm, "podman", ["image", "prune", "--force"]);
   log(`images: all done in ${secs(t0).toFixed(1)} s`);
   return { bases, images };
 }
