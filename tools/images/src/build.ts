@@ -59,7 +59,7 @@ const HINTS: [RegExp, string][] = [
     "the image cache is out of disk: free space or remove ~/.cache/thaw/images/storage",
   ],
   [
-    /repository name must|does not resolve to an alias|pull access denied|initializing source/,
+    /image not known|repository name must|does not resolve to an alias|pull access denied|initializing source/,
     "a base image is missing: run `npm run images` (it builds localhost/thaw/node-* first)",
   ],
 ];
@@ -74,7 +74,7 @@ export function buildError(image: string, logFile: string, log: string): Error {
 }
 
 /** `podman build` of one Dockerfile from the repository root, logged to logs/<name>.log. */
-async function podmanBuild(
+export async function podmanBuild(
   pm: Podman,
   root: string,
   name: string,
@@ -173,6 +173,9 @@ export async function buildImages(
     images.push(image);
     log(`images: ${ref} in ${image.seconds.toFixed(1)} s, ${(image.bytes / 1e6).toFixed(1)} MB`);
   }
+  // Layers of earlier builds that no tag reaches any more (an old build stage is over 1 GB): the cache keeps
+  // only what the current images and their cached steps use.
+  await runTool(pm, "podman", ["image", "prune", "--force"]);
   log(`images: all done in ${secs(t0).toFixed(1)} s`);
   return { bases, images };
 }

@@ -22,6 +22,8 @@ export async function importIntoContainerd(
     // docker-archive is the format that holds several images in one file, and ctr reads it.
     const save = await runTool(pm, "podman", [
       "save",
+      "--signature-policy",
+      pm.policy,
       "--multi-image-archive",
       "--format",
       "docker-archive",

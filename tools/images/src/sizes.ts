@@ -6,10 +6,14 @@ import type { Podman } from "./podman.js";
 /** Bytes of `podman save <ref>` after gzip: about what a registry would transfer. */
 export function gzippedBytes(pm: Podman, ref: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn("podman", ["save", "--format", "docker-archive", ref], {
-      env: pm.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "podman",
+      ["save", "--signature-policy", pm.policy, "--format", "docker-archive", ref],
+      {
+        env: pm.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let bytes = 0;
     let err = "";
     const gz = createGzip({ level: 6 });
