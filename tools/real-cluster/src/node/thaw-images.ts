@@ -1,6 +1,3 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { COMPONENTS, imageRef, importIntoContainerd, runTool, setupPodman } from "@thaw/images";
 import { run } from "./netns.js";
@@ -31,17 +28,7 @@ export async function importThawImages(node: Node, names: string[]): Promise<str
       `image ${missing.join(", ")} is not built: run \`npm run images -- --only ${names.join(",")}\``,
     );
   }
-  // `podman save` reads a signature policy from ~/.config/containers or /etc/containers only (no flag):
-  // a HOME holding the private policy keeps the import off the machine's /etc.
-  const home = mkdtempSync(join(tmpdir(), "thaw-podman-home-"));
-  try {
-    mkdirSync(join(home, ".config", "containers"), { recursive: true });
-    copyFileSync(pm.policy, join(home, ".config", "containers", "policy.json"));
-    const withPolicy = { ...pm, env: { ...pm.env, HOME: home } };
-    await importIntoContainerd(withPolicy, node.containerd.socket, refs, { log: () => {} });
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
+  await importIntoContainerd(pm, node.containerd.socket, refs, { log: () => {} });
   for (const ref of refs) {
     const alias = ref.replace(/^localhost\/thaw\//, `${RENDERED_REGISTRY}/`);
     run("ctr", ["--address", node.containerd.socket, "-n", "k8s.io", "images", "tag", "--force", ref, alias]);
