@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The sample app of examples/hello (no dependencies), as infra/kubernetes runs it.
 # Build context: the repository root, e.g.
-#   docker build -f infra/docker/example-hello.Dockerfile -t ghcr.io/thaw-dev/example-hello:0.1.0 .
+#   docker build -f infra/docker/example-hello.Dockerfile -t registry.example/thaw/example-hello:0.1.0 .
 ARG NODE_IMAGE=node:20.19-bookworm-slim
 
 FROM ${NODE_IMAGE}

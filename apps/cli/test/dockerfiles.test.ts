@@ -1,26 +1,15 @@
 /**
- * infra/docker: Docker cannot run here, so each Dockerfile is parsed; every path its runtime stage copies must
- * exist after the build (turbo builds every app before this suite: thaw depends on them), and its ENTRYPOINT
- * is started with this machine's node from a copy of that layout (node_modules linked, the copied
- * packages copied) until it logs that it listens or prints its usage. Not a Docker build.
+ * infra/docker without a container engine: each Dockerfile is parsed; a built image copies exactly the tree the
+ * shared build stage cuts for it (tools/images deploy: its workspace packages and production dependencies), and
+ * its ENTRYPOINT is started with this machine's node from that layout (npm packages linked, workspace packages
+ * copied) until it logs that it listens or prints its usage. tools/images/test builds and runs the real images.
  */
 import type { ChildProcess } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { COMPONENTS, planLayout, writeLayout } from "@thaw/images";
 import { afterAll, describe, expect, it } from "vitest";
 import { startNode } from "./k8s/child.js";
 
@@ -78,39 +67,22 @@ function parseDockerfile(text: string): Stage[] {
   return stages;
 }
 
-/** Links node_modules the way the image has it: workspace links kept relative, everything else to the repo's copy. */
-function linkModules(src: string, dest: string): void {
-  mkdirSync(dest, { recursive: true });
-  for (const entry of readdirSync(src)) {
-    if (entry === ".bin" || entry.startsWith(".")) continue;
-    const from = join(src, entry);
-    const to = join(dest, entry);
-    const st = lstatSync(from);
-    if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
-    else if (entry.startsWith("@")) linkModules(from, to);
-    else symlinkSync(from, to);
-  }
-}
-
-/** Builds the runtime stage's /app under `root` from the repository, as its COPY lines say. */
-function layout(stage: Stage, build: Stage | undefined, root: string): string[] {
-  const missing: string[] = [];
+/** Writes the runtime stage's /app under `root`: the component's tree as the build stage's deploy step cuts it. */
+function layout(name: string, stage: Stage, root: string): void {
   const app = join(root, stage.workdir);
+  const component = COMPONENTS.find((c) => c.name === name) as (typeof COMPONENTS)[number];
   for (const c of stage.copies) {
-    for (const s of c.src) {
-      const rel = c.from ? s.replace(new RegExp(`^${build?.workdir ?? "/src"}/?`), "") : s;
-      const repoPath = join(ROOT, rel);
-      if (!existsSync(repoPath)) {
-        missing.push(rel);
-        continue;
+    if (c.from === "build") {
+      // The one thing a built image copies: /out/<name>/, which deploy-cli writes for that component.
+      expect(c.src).toEqual([`/out/${name}/`]);
+      writeLayout(ROOT, planLayout(ROOT, component.workspace), join(app, c.dest), { linkModules: true });
+    } else {
+      for (const s of c.src) {
+        expect(existsSync(join(ROOT, s)), s).toBe(true);
+        cpSync(join(ROOT, s), join(app, c.dest.endsWith("/") ? join(c.dest, basename(s)) : c.dest));
       }
-      const dest = join(app, c.dest.endsWith("/") ? join(c.dest, basename(rel)) : c.dest);
-      mkdirSync(dirname(dest), { recursive: true });
-      if (basename(rel) === "node_modules") linkModules(repoPath, dest);
-      else cpSync(repoPath, dest, { recursive: true });
     }
   }
-  return missing;
 }
 
 const temp: string[] = [];
@@ -129,7 +101,8 @@ async function runUntil(
 ): Promise<string> {
   const [bin, ...args] = cmd;
   expect(bin).toBe("node");
-  const run = startNode(args, cwd, env);
+  // npm packages in the layout are links to the repository's copies: resolve them where they sit.
+  const run = startNode(["--preserve-symlinks", ...args], cwd, env);
   children.push(run.child);
   try {
     return await run.waitFor(want);
@@ -189,13 +162,31 @@ const RUNS: Record<string, { args: string[]; env: Record<string, string>; want: 
 
 describe("infra/docker: one Dockerfile per component, checked without Docker", () => {
   const files = readdirSync(DOCKER)
-    .filter((f) => f.endsWith(".Dockerfile"))
+    .filter((f) => f.endsWith(".Dockerfile") && f !== "build.Dockerfile")
     .sort();
 
   it("has an image for every component, and a .dockerignore at the build context (the repo root)", () => {
     expect(files.map((f) => f.replace(".Dockerfile", ""))).toEqual(Object.keys(RUNS).sort());
+    expect(COMPONENTS.map((c) => c.name).sort()).toEqual(Object.keys(RUNS).sort());
     const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8");
     for (const p of ["**/node_modules", "**/dist", ".git"]) expect(ignore).toContain(p);
+  });
+
+  it("the shared build stage copies every workspace's package.json before npm ci (else npm ci differs)", () => {
+    const build = parseDockerfile(readFileSync(join(DOCKER, "build.Dockerfile"), "utf8"))[0] as Stage;
+    const copied = build.copies.flatMap((c) => c.src);
+    const ci = copied.indexOf(".");
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { workspaces: string[] };
+    const workspaces = root.workspaces.flatMap((w) => {
+      const dir = w.replace("/*", "");
+      return readdirSync(join(ROOT, dir))
+        .filter((d) => existsSync(join(ROOT, dir, d, "package.json")))
+        .map((d) => `${dir}/${d}/package.json`);
+    });
+    for (const w of ["package.json", "package-lock.json", ...workspaces]) {
+      expect(copied.indexOf(w), `${w} copied before COPY . .`).toBeGreaterThanOrEqual(0);
+      expect(copied.indexOf(w)).toBeLessThan(ci);
+    }
   });
 
   for (const file of files) {
@@ -203,7 +194,6 @@ describe("infra/docker: one Dockerfile per component, checked without Docker", (
     it(`${name}: copied paths exist after the build, a numeric non-root user, and the entrypoint starts`, async () => {
       const stages = parseDockerfile(readFileSync(join(DOCKER, file), "utf8"));
       const final = stages.at(-1) as Stage;
-      const build = stages.find((s) => s.name === "build");
       expect(final.user).toMatch(/^[1-9]\d*(:\d+)?$/);
       expect(final.entrypoint?.[0]).toBe("node");
       const entry = final.entrypoint?.at(-1) as string;
@@ -218,7 +208,7 @@ describe("infra/docker: one Dockerfile per component, checked without Docker", (
       }
       const root = mkdtempSync(join(tmpdir(), `thaw-image-${name}-`));
       temp.push(root);
-      expect(layout(final, build, root)).toEqual([]);
+      layout(name, final, root);
       const run = RUNS[name] as (typeof RUNS)[string];
       const out = await runUntil(
         [...(final.entrypoint as string[]), ...run.args],

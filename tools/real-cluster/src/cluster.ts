@@ -3,8 +3,11 @@
 // server off loopback (the address must exist on this host); `--keep` keeps the state folder.
 import { startControlPlane } from "./control-plane.js";
 import { K8S_VERSION, k8sBinaries } from "./k8s-binaries.js";
+import { runNodeCluster } from "./node/cluster-cli.js";
 
 const argv = process.argv.slice(2);
+// `--node`: also a real node (containerd, kubelet, kube-proxy, CoreDNS); never returns.
+if (argv.includes("--node")) await runNodeCluster(argv);
 const bindAt = argv.indexOf("--bind");
 const t0 = Date.now();
 console.log(

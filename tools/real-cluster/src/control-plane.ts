@@ -135,12 +135,15 @@ export async function startControlPlane(o: ControlPlaneOptions = {}): Promise<Co
       `--service-account-signing-key-file=${sa.key}`,
       `--service-cluster-ip-range=${serviceCidr}`,
       // A loopback advertise address cannot go into the kubernetes Endpoints: nothing reconciles them.
-      "--endpoint-reconciler-type=none",
+      // Any other (a node's host end) does, so pods reach the API server at kubernetes.default.
+      `--endpoint-reconciler-type=${bind.startsWith("127.") || bind === "::1" ? "none" : "lease"}`,
       `--kubelet-client-certificate=${kubeletClient.cert}`,
       `--kubelet-client-key=${kubeletClient.key}`,
       `--cert-dir=${join(dir, "apiserver-certs")}`,
       "--allow-privileged=true",
       "--profiling=false",
+      // Nodes' host names resolve nowhere here: reach a kubelet (exec, logs) at its InternalIP.
+      "--kubelet-preferred-address-types=InternalIP,Hostname",
     ];
     const startApi = async () => {
       const api = startComponent("kube-apiserver", bin["kube-apiserver"], apiArgs, dir);

@@ -13,6 +13,7 @@ export {
 } from "./k8s-binaries.js";
 export { type KubeconfigUser, writeKubeconfig } from "./kubeconfig.js";
 export { type KubectlResult, kubectl } from "./kubectl.js";
+export * from "./node/index.js";
 export { freePort } from "./ports.js";
 export { type Component, startComponent, tailLines } from "./process.js";
 export { probe } from "./ready.js";
