@@ -19,6 +19,8 @@ WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/packages/clock/package.json ./packages/clock/
 COPY --from=build /src/packages/clock/dist ./packages/clock/dist
+COPY --from=build /src/packages/command-line/package.json ./packages/command-line/
+COPY --from=build /src/packages/command-line/dist ./packages/command-line/dist
 COPY --from=build /src/packages/protocol/package.json ./packages/protocol/
 COPY --from=build /src/packages/protocol/dist ./packages/protocol/dist
 COPY --from=build /src/packages/activation/package.json ./packages/activation/
@@ -39,6 +41,9 @@ COPY --from=build /src/apps/queue-proxy/dist ./apps/queue-proxy/dist
 COPY --from=build /src/apps/activator/package.json ./apps/activator/
 COPY --from=build /src/apps/activator/dist ./apps/activator/dist
 COPY --from=build /src/apps/activator/node_modules ./apps/activator/node_modules
+# Inside a container, loopback (the bare bin's default) is unreachable: listen on every address (a token is
+# required for that: the THAW_ACTIVATOR_TOKEN Secret in the manifests).
+ENV THAW_ACTIVATOR_HOST=0.0.0.0
 # A numeric user, so kubelet can check runAsNonRoot; nothing is written at run time (read-only root fs).
 USER 1000:1000
 ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/activator/dist/node/main.js"]

@@ -19,6 +19,8 @@ WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/packages/clock/package.json ./packages/clock/
 COPY --from=build /src/packages/clock/dist ./packages/clock/dist
+COPY --from=build /src/packages/command-line/package.json ./packages/command-line/
+COPY --from=build /src/packages/command-line/dist ./packages/command-line/dist
 COPY --from=build /src/packages/protocol/package.json ./packages/protocol/
 COPY --from=build /src/packages/protocol/dist ./packages/protocol/dist
 COPY --from=build /src/packages/activation/package.json ./packages/activation/

@@ -44,13 +44,17 @@ describe("thaw-simulate", () => {
   it("prints help", async () => {
     const r = await run(["--help"]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("--trace <file>");
+    expect(r.out).toContain("--trace FILE");
     expect(r.out).toContain("arrival_ms,duration_ms");
   });
 
   it.each([
     { name: "missing flags", args: [], err: "--trace and --config are required" },
-    { name: "unknown flag", args: ["--nope"], err: "Unknown option" },
+    {
+      name: "unknown flag",
+      args: ["--trac", "t"],
+      err: "thaw-simulate: unknown flag --trac (did you mean --trace?)",
+    },
     { name: "bad format", args: ["--trace", "t", "--config", "c", "--format", "xml"], err: "csv or jsonl" },
   ])("exits 2 on $name", async ({ args, err }) => {
     const r = await run(args);
