@@ -3,3 +3,4 @@ export { closest, editDistance } from "./closest.js";
 export { helpText } from "./help.js";
 export { parseCommandLine, withFlagsOverEnv } from "./parse.js";
 export { BUILT_IN_FLAGS, type Command, type EnvVar, type Flag, type Parsed } from "./spec.js";
+export { unknownKeyMessages } from "./unknown-keys.js";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { helpText } from "./help.js";
 import { parseCommandLine, withFlagsOverEnv } from "./parse.js";
 import type { Command } from "./spec.js";
+import { unknownKeyMessages } from "./unknown-keys.js";
 
 const cmd: Command = {
   name: "demo",
@@ -79,5 +80,15 @@ describe("helpText", () => {
     expect(text).toMatch(/-c, --config FILE +config/);
     expect(text).toContain("DEMO_TOKEN");
     expect(text).toContain("--version");
+  });
+});
+
+describe("unknownKeyMessages", () => {
+  it("suggests per key and lists the allowed keys once", () => {
+    expect(unknownKeyMessages(["max-scael", "zzz", "qqq"], ["max-scale", "min-scale"])).toEqual([
+      "unknown field (did you mean max-scale?)",
+      "unknown field; allowed here: max-scale, min-scale",
+      "unknown field",
+    ]);
   });
 });

@@ -131,11 +131,23 @@ const service = v.pipe(
     name,
     namespace: v.optional(name, "default"),
     hosts: v.optional(
-      v.array(v.pipe(v.string(), v.regex(HOST, "must be a host name such as hello.localhost"))),
+      v.array(
+        v.pipe(
+          v.string("must be a host name such as hello.localhost"),
+          v.regex(HOST, "must be a host name such as hello.localhost"),
+        ),
+        "expected a list of host names, e.g. [hello.localhost]",
+      ),
       [],
     ),
     paths: v.optional(
-      v.array(v.pipe(v.string(), v.startsWith("/", "must be a path prefix starting with /"))),
+      v.array(
+        v.pipe(
+          v.string("must be a path prefix starting with /"),
+          v.startsWith("/", "must be a path prefix starting with /"),
+        ),
+        "expected a list of path prefixes, e.g. [/api]",
+      ),
       [],
     ),
     containerConcurrency: v.optional(int(0, 1000, "0 means unlimited"), 0),
@@ -190,6 +202,14 @@ export const configSchema = strict({
   // `thaw up`'s gateway: time for a client to send a request head (slowloris) or a new connection's first
   // byte; Knative's one minute by default.
   headersTimeout: v.optional(duration),
+  // thaw-simulate's own settings (its --help documents them); `thaw up` ignores them.
+  simulate: v.optional(
+    strict({
+      startupDelay: v.optional(duration),
+      tick: v.optional(duration),
+      initialReplicas: v.optional(int(0, 10_000, "ready pods at time 0 of the simulation")),
+    }),
+  ),
   services: v.pipe(
     v.array(service, "must be a list of services"),
     v.minLength(1, "must list at least one service"),
