@@ -118,7 +118,7 @@ describe("thaw validate (the bin)", () => {
     );
     expect(bad.lines).toEqual(
       expect.arrayContaining([
-        'simulate.tick: must be a duration such as 30s, 1m30s or 250ms',
+        "simulate.tick: must be a duration such as 30s, 1m30s or 250ms",
         "simulate.initalReplicas: unknown field (did you mean initialReplicas?)",
       ]),
     );
