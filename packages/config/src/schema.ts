@@ -1,4 +1,5 @@
-import { parseAddressRange } from "@thaw/protocol";
+// The one module it needs, not the package root: `thaw validate` starts faster (apps/cli/bench/startup.mjs).
+import { parseAddressRange } from "@thaw/protocol/address-range";
 import * as v from "valibot";
 import { parseDurationMs } from "./duration.js";
 
