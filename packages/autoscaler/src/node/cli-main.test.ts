@@ -93,3 +93,14 @@ describe("thaw-simulate", () => {
     expect(JSON.parse(r.out)).toMatchObject({ requests: 1, coldStarts: 1 });
   });
 });
+
+describe("thaw-simulate's trace errors", () => {
+  it("shows a CSV cell as written, not the null its NaN becomes in JSON", async () => {
+    const bad = join(dir, "abc.csv");
+    await writeFile(bad, "0,100\n5,abc\n10,-5\n");
+    const r = await run(["--trace", bad, "--config", join(dir, "cfg.json")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('line 2: duration_ms: must be a number of milliseconds ≥ 0, got "abc"');
+    expect(r.err).toContain("line 3: duration_ms: must be a number of milliseconds ≥ 0, got -5");
+  });
+});
