@@ -16,6 +16,9 @@ WORKDIR /app
 # Its run-time tree only (tools/images/src/deploy.ts): the workspace packages it reaches, their dist/, and
 # their production dependencies at the same paths as in the monorepo.
 COPY --from=build /out/activator/ ./
+# Inside a container, loopback (the bare bin's default) is unreachable: listen on every address (a token is
+# required for that: the THAW_ACTIVATOR_TOKEN Secret in the manifests).
+ENV THAW_ACTIVATOR_HOST=0.0.0.0
 # A numeric user, so kubelet can check runAsNonRoot; nothing is written at run time (read-only root fs).
 USER 1000:1000
 ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/activator/dist/node/main.js"]

@@ -7,12 +7,15 @@
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import { systemClock } from "@thaw/clock";
+import { withFlagsOverEnv } from "@thaw/command-line";
+import { readCommandLine } from "@thaw/command-line/node";
 import { formatIssues, parseDurationMs } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import { annotationOverrides, withOverrides } from "@thaw/kubernetes";
 import { kubeConfigFor, LeaderElector } from "@thaw/kubernetes/node";
 import { checkScaleSecret } from "@thaw/protocol";
 import { parseProbe } from "@thaw/readiness";
+import { AUTOSCALER_CLI } from "./cli-spec.js";
 import { DashboardFeed } from "./dashboard/feed.js";
 import { logDashboardRecords } from "./dashboard/log.js";
 import { DEFAULT_LEASE_NAME } from "./leader-lease.js";
@@ -26,21 +29,11 @@ import { WebhookScaler } from "./scalers/webhook.js";
 import { startAutoscalerServer } from "./server.js";
 import { AutoscalerService } from "./service.js";
 
-const USAGE =
-  "usage: thaw-autoscaler --config thaw.config.yaml [--listen 0.0.0.0:8080] (env: THAW_CONFIG, THAW_AUTOSCALER_LISTEN, THAW_AUTOSCALER_TOKEN)";
-
 async function main(argv: string[]): Promise<number> {
-  let config = process.env.THAW_CONFIG ?? "thaw.config.yaml";
-  let listen = process.env.THAW_AUTOSCALER_LISTEN ?? "0.0.0.0:8080";
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--config") config = argv[++i] ?? config;
-    else if (a === "--listen") listen = argv[++i] ?? listen;
-    else {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-  }
+  const { flags } = readCommandLine(AUTOSCALER_CLI, argv, import.meta.url);
+  const vars = withFlagsOverEnv(AUTOSCALER_CLI, flags, process.env);
+  const config = vars.THAW_CONFIG ?? "thaw.config.yaml";
+  const listen = vars.THAW_AUTOSCALER_LISTEN ?? "0.0.0.0:8080";
   const loaded = await loadConfigFile(config);
   if (!loaded.ok) {
     process.stderr.write(`${formatIssues(loaded.issues, config)}\n`);

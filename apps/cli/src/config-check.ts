@@ -1,4 +1,4 @@
-import { policyFor, type RevisionPolicy } from "@thaw/autoscaler-service";
+import { policyFor, type RevisionPolicy } from "@thaw/autoscaler-service/policy";
 import type { ConfigIssue, ServiceConfig, ThawConfig } from "@thaw/config";
 import { type Probe, parseProbe } from "@thaw/readiness";
 

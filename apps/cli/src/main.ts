@@ -1,69 +1,60 @@
 #!/usr/bin/env node
-/** `thaw`: `thaw up [--config file] [--verbose] [--log-format text|json] [--tracing]`, `thaw validate <file>` and `thaw k8s render`. */
+/**
+ * `thaw`: `thaw up`, `thaw validate` and `thaw k8s render`. Each command's code is imported only once the
+ * command line chose it, so `--help`, a typo or `validate` never load the stack (the Kubernetes client,
+ * OpenTelemetry, the dashboard): see bench/startup.mjs.
+ */
+import { helpText } from "@thaw/command-line";
+import { exitWithUsageError, readCommandLine } from "@thaw/command-line/node";
+import { DEFAULT_CONFIG, K8S, THAW, UP, VALIDATE } from "./commands.js";
 import { LOG_FORMATS } from "./format.js";
-import { K8S_USAGE, k8sRenderCommand } from "./k8s/command.js";
-import { upCommand } from "./up.js";
-import { validateCommand } from "./validate.js";
-
-const USAGE = `usage:
-  thaw up [--config thaw.config.yaml] [--verbose] [--log-format text|json] [--tracing]
-                                                    run the whole stack on this machine
-  thaw validate <thaw.config.yaml>                  check a config, print every issue
-  thaw k8s render [--config thaw.config.yaml] [--out dir]   Kubernetes manifests (kustomize) for the config
-${K8S_USAGE.split("\n").slice(1).join("\n")}`;
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === "validate") {
-    const file = rest.find((a) => !a.startsWith("-"));
-    if (!file) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
+  const top = readCommandLine(THAW, argv, import.meta.url);
+  if (!top.command) {
+    process.stderr.write(helpText(THAW));
+    return 2;
+  }
+  const { name, argv: rest } = top.command;
+  if (name === "validate") {
+    const { positionals } = readCommandLine(VALIDATE, rest, import.meta.url);
+    const file = positionals[0] ?? DEFAULT_CONFIG;
+    const { validateCommand } = await import("./validate.js");
     const r = await validateCommand(file);
     (r.code === 0 ? process.stdout : process.stderr).write(`${r.output}\n`);
     return r.code;
   }
-  if (command === "k8s") {
-    const [sub, ...args] = rest;
-    if (sub !== "render") {
-      process.stderr.write(`${K8S_USAGE}\n`);
+  if (name === "k8s") {
+    const k8s = readCommandLine(K8S, rest, import.meta.url);
+    if (!k8s.command) {
+      process.stderr.write(helpText(K8S));
       return 2;
     }
+    const args = k8s.command.argv;
+    const { K8S_USAGE, k8sRenderCommand } = await import("./k8s/command.js");
+    // `thaw k8s render` reads its own flags (k8s/command.ts); help and version are answered the same way here.
+    if (args.some((a) => a === "--help" || a === "-h")) {
+      process.stdout.write(`thaw k8s render: ${K8S.commands?.[0]?.summary}\n\n${K8S_USAGE}\n`);
+      return 0;
+    }
+    if (args.includes("--version")) readCommandLine(K8S, ["--version"], import.meta.url); // exits
     const r = await k8sRenderCommand(args);
     process.stdout.write(r.stdout);
     process.stderr.write(r.stderr);
     return r.code;
   }
-  if (command === "up") {
-    let config = "thaw.config.yaml";
-    let verbose = false;
-    let logFormat: (typeof LOG_FORMATS)[number] = "text";
-    let tracing = false;
-    for (let i = 0; i < rest.length; i++) {
-      const a = rest[i] as string;
-      if (a === "--config" || a === "-c") config = rest[++i] ?? config;
-      else if (a.startsWith("--config=")) config = a.slice("--config=".length);
-      else if (a === "--verbose" || a === "-v") verbose = true;
-      else if (a === "--log-format" || a.startsWith("--log-format=")) {
-        const v = a === "--log-format" ? rest[++i] : a.slice("--log-format=".length);
-        if (!LOG_FORMATS.includes(v as never)) {
-          process.stderr.write(
-            `thaw up: --log-format must be one of ${LOG_FORMATS.join(", ")}, got ${JSON.stringify(v ?? "")}\n`,
-          );
-          return 2;
-        }
-        logFormat = v as typeof logFormat;
-      } else if (a === "--tracing") tracing = true;
-      else {
-        process.stderr.write(`thaw up: unknown argument ${a}\n${USAGE}\n`);
-        return 2;
-      }
-    }
-    return upCommand({ config, verbose, logFormat, tracing });
+  const { flags } = readCommandLine(UP, rest, import.meta.url);
+  const logFormat = flags["--log-format"] ?? "text";
+  if (!LOG_FORMATS.includes(logFormat as never)) {
+    exitWithUsageError(UP.name, `--log-format must be one of ${LOG_FORMATS.join(", ")}, got "${logFormat}"`);
   }
-  process.stderr.write(`${USAGE}\n`);
-  return command === "--help" || command === "-h" ? 0 : 2;
+  const { upCommand } = await import("./up.js");
+  return upCommand({
+    config: flags["--config"] ?? DEFAULT_CONFIG,
+    verbose: flags["--verbose"] === "true",
+    logFormat: logFormat as (typeof LOG_FORMATS)[number],
+    tracing: flags["--tracing"] === "true",
+  });
 }
 
 main(process.argv.slice(2)).then(

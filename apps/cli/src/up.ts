@@ -106,7 +106,8 @@ export async function upCommand(opts: UpOptions): Promise<number> {
       const line = formatRecord(e);
       if (line) out(line);
     });
-    banner(out, base, opts.config, loaded.config, secret, traced !== undefined);
+    // tracingFromEnv gives null when tracing is off.
+    banner(out, base, opts.config, loaded.config, secret, traced != null);
   }
   return new Promise<number>((resolve) => {
     let signals = 0;
@@ -160,7 +161,17 @@ function banner(
     }
   }
   if (traced) out("  tracing       on: spans of the gateway and every pod's queue-proxy (docs/tracing.md)");
-  out("Every service starts scaled to zero. Ctrl-C drains and stops everything.");
+  const kept = config.services.flatMap((s) => {
+    const raw = s.autoscaling["min-scale"] ?? s.autoscaling["autoscaling.knative.dev/min-scale"];
+    const min = Number(raw ?? 0);
+    return min > 0 ? [`${s.namespace}/${s.name} (min-scale: ${min})`] : [];
+  });
+  const rest = kept.length === config.services.length ? "" : "; every other service starts scaled to zero";
+  out(
+    kept.length === 0
+      ? "Every service starts scaled to zero. Ctrl-C drains and stops everything."
+      : `Kept running from the start by min-scale: ${kept.join(", ")}${rest}. Ctrl-C drains and stops everything.`,
+  );
 }
 
 /**

@@ -46,7 +46,7 @@ describe("thaw k8s render refuses what it cannot render, naming the field", () =
       [
         "token: 0123456789abcdef0123",
         "services:",
-        "  - { name: a, run: { command: [node, a.js] } }",
+        "  - { name: a, hosts: [a.localhost], run: { command: [node, a.js] } }",
         "  - { name: b, kubernetes: { deployment: b } }",
       ].join("\n"),
     );

@@ -8,13 +8,18 @@
  * 100 MB at 256 connections; with these it stays under 80 MB at the same CPU per request (measured with
  * bench/run.mjs). Neither is a hard cap, so a larger live heap still fits.
  */
-import { systemClock } from "@thaw/clock";
-import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
-import { formatIssues, parseConfig } from "./config.js";
-import { startQueueProxy } from "./queue-proxy.js";
-import { readiness } from "./readiness.js";
-import { readSpareEnv, SPARE_ENV, SPARE_WAITING_LINE } from "./spare.js";
-import { warmRequestPath } from "./warm-up.js";
+import { readCommandLine } from "@thaw/command-line/node";
+import { QUEUE_PROXY_CLI } from "./cli-spec.js";
+
+// --help and --version are answered before the environment is checked or the proxy is loaded.
+readCommandLine(QUEUE_PROXY_CLI, process.argv.slice(2), import.meta.url);
+const { systemClock } = await import("@thaw/clock");
+const { formatTracingIssues, tracingFromEnv } = await import("@thaw/protocol/otel");
+const { formatIssues, parseConfig } = await import("./config.js");
+const { startQueueProxy } = await import("./queue-proxy.js");
+const { readiness } = await import("./readiness.js");
+const { readSpareEnv, SPARE_ENV, SPARE_WAITING_LINE } = await import("./spare.js");
+const { warmRequestPath } = await import("./warm-up.js");
 
 /** The JSON request log on stdout (c.7). */
 async function createRequestLog() {

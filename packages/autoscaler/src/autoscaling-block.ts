@@ -1,3 +1,4 @@
+import { unknownKeyMessages } from "@thaw/command-line";
 import type { RevisionAnnotations } from "./annotations.js";
 import {
   ANNOTATION_KEYS,
@@ -39,6 +40,7 @@ export function parseAutoscalingBlock(
   const configData: Record<string, unknown> = {};
   const annotationSet = new Set(ANNOTATION_KEYS);
   const configSet = new Set(AUTOSCALER_CONFIG_KEYS);
+  const unknown: string[] = [];
   for (const [rawKey, raw] of Object.entries(block)) {
     const key = rawKey.startsWith(AUTOSCALING_PREFIX) ? rawKey.slice(AUTOSCALING_PREFIX.length) : rawKey;
     const text = scalarText(raw);
@@ -50,13 +52,16 @@ export function parseAutoscalingBlock(
       annotationStrings[AUTOSCALING_PREFIX + key] = text;
     } else if (configSet.has(key)) {
       configData[key] = text;
-    } else {
-      issues.push({
-        path: at(rawKey),
-        message: `unknown key; expected one of ${[...annotationSet, PROGRESS_DEADLINE_KEY, ...[...configSet].filter((k) => !annotationSet.has(k))].join(", ")}`,
-      });
-    }
+    } else unknown.push(rawKey);
   }
+  const allowed = [
+    ...annotationSet,
+    PROGRESS_DEADLINE_KEY,
+    ...[...configSet].filter((k) => !annotationSet.has(k)),
+  ];
+  unknownKeyMessages(unknown, allowed, "key").forEach((message, i) => {
+    issues.push({ path: at(unknown[i] as string), message });
+  });
   const cfg = parseAutoscalerConfig(configData, base);
   if (!cfg.ok) for (const i of cfg.issues) issues.push({ path: at(i.path), message: i.message });
   const config = cfg.ok ? cfg.value : { ...base };

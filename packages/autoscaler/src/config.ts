@@ -1,3 +1,4 @@
+import { unknownKeyMessages } from "@thaw/command-line";
 import { formatGoDuration, parseGoDuration } from "./duration.js";
 import type { Issue, ParseResult } from "./issues.js";
 import { parseGoBool, parseGoFloat, parseGoInt32, scalarText } from "./scalars.js";
@@ -114,14 +115,10 @@ export function parseAutoscalerConfig(
   const issues: Issue[] = [];
   if (options.rejectUnknownKeys) {
     // For hand-written files (thaw.config.yaml) a typo should not silently fall back to a default.
-    for (const key of Object.keys(data)) {
-      if (!(key in KEYS)) {
-        issues.push({
-          path: key,
-          message: `unknown key; expected one of ${AUTOSCALER_CONFIG_KEYS.join(", ")}`,
-        });
-      }
-    }
+    const unknown = Object.keys(data).filter((key) => !(key in KEYS));
+    unknownKeyMessages(unknown, AUTOSCALER_CONFIG_KEYS, "key").forEach((message, i) => {
+      issues.push({ path: unknown[i] as string, message });
+    });
   }
   const set = cfg as unknown as Record<string, unknown>;
   for (const [key, [field, kind]] of Object.entries(KEYS)) {

@@ -33,7 +33,8 @@ const service = fc.record(
     name: label,
     hosts: fc.uniqueArray(
       label.map((l) => `${l}.localhost`),
-      { maxLength: 2 },
+      // At least one: a `run:` service with no hosts and no paths is refused (every request would 404).
+      { minLength: 1, maxLength: 2 },
     ),
     containerConcurrency: fc.integer({ min: 0, max: 1000 }),
     timeoutSeconds: fc.integer({ min: 1, max: 600 }),
@@ -48,7 +49,7 @@ const service = fc.record(
       }),
     }),
   },
-  { requiredKeys: ["name", "run"] },
+  { requiredKeys: ["name", "hosts", "run"] },
 );
 const validConfig = fc.record(
   {

@@ -49,16 +49,14 @@ describe("parseConfig", () => {
       "not a mapping",
       "services: x",
       [
-        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, services",
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, simulate, services",
       ],
     ],
     ["empty services", { services: [] }, ["services: must list at least one service"]],
     [
       "unknown top-level field",
       { services: [hello], listn: "x" },
-      [
-        "listn: unknown field; allowed here: listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, services",
-      ],
+      ["listn: unknown field (did you mean listen?)"],
     ],
     [
       "trustedProxies entries are addresses or CIDR ranges",
@@ -71,7 +69,9 @@ describe("parseConfig", () => {
     [
       "trustedProxies must be a list",
       { trustedProxies: "10.0.0.0/8", services: [hello] },
-      ["trustedProxies: must be a list of IP addresses or CIDR ranges, e.g. [10.0.0.0/8, 127.0.0.1]"],
+      [
+        'trustedProxies: must be a list of IP addresses or CIDR ranges, e.g. [10.0.0.0/8, 127.0.0.1]; got the string "10.0.0.0/8"',
+      ],
     ],
     ["bad listen", { listen: "8080", services: [hello] }, ["listen: must be host:port, e.g. 127.0.0.1:8080"]],
     [
@@ -82,7 +82,7 @@ describe("parseConfig", () => {
     [
       "numbers in env must be quoted",
       { services: [{ ...hello, run: { command: ["node"], env: { A: 1 } } }] },
-      ['services[0].run.env.A: must be a string; quote numbers, e.g. "800"'],
+      ['services[0].run.env.A: must be a string; quote numbers, e.g. "800"; got the number 1'],
     ],
     [
       "kubernetes: render fields are checked with their paths",

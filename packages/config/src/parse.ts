@@ -2,6 +2,8 @@ import * as v from "valibot";
 import { autoscalingIssues } from "./autoscaling.js";
 import { readinessIssues } from "./readiness.js";
 import { configSchema, type ServiceConfig, type ThawConfig } from "./schema.js";
+import { silentBehaviourIssues } from "./silent-rules.js";
+import { unknownKeyIssues } from "./unknown-keys.js";
 
 /** One problem in a config, with the field path a person can find in the file. */
 export interface ConfigIssue {
@@ -22,9 +24,35 @@ function pathOf(issue: v.BaseIssue<unknown>): string {
   return out || "(top level)";
 }
 
-/** A missing key carries the key's own name as its expected value; say "is required" instead. */
+/** A value as a person would name it: `the string "a.localhost"`, `the number 3`, `a list`. */
+function describe(x: unknown): string {
+  if (typeof x === "string") return `the string ${JSON.stringify(x)}`;
+  if (typeof x === "number" || typeof x === "boolean") return `the ${typeof x} ${x}`;
+  if (Array.isArray(x)) return "a list";
+  if (x === null) return "nothing (null)";
+  return typeof x === "object" ? "a mapping" : String(x);
+}
+
+/** valibot's own names of types, in the file's words. */
+const TYPE_NAMES: Record<string, string> = {
+  Array: "a list",
+  Object: "a mapping",
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+};
+
+/**
+ * A missing key carries the key's own name as its expected value: "is required". A wrong type says what
+ * was found; where the schema set no message, valibot's default (`Invalid type: Expected Array but
+ * received "a"`) becomes `expected a list; got the string "a"`.
+ */
 function messageOf(issue: v.BaseIssue<unknown>): string {
-  return issue.received === "undefined" && issue.expected?.startsWith('"') ? "is required" : issue.message;
+  if (issue.received === "undefined" && issue.expected?.startsWith('"')) return "is required";
+  if (issue.kind !== "schema" || issue.type === "strict_object") return issue.message;
+  const got = `got ${describe(issue.input)}`;
+  if (!issue.message.startsWith("Invalid ")) return `${issue.message}; ${got}`;
+  return `expected ${TYPE_NAMES[issue.expected ?? ""] ?? issue.expected}; ${got}`;
 }
 
 /** The service's max-scale as written (either key form), or undefined when unset (unlimited). */
@@ -111,9 +139,17 @@ export function parseConfig(input: unknown): ConfigResult {
   const result = v.safeParse(configSchema, input, { abortEarly: false, abortPipeEarly: true });
   // Knative's own rules for the autoscaling keys and the readiness probe run even when the schema failed
   // elsewhere, so one run of `thaw validate` shows every problem.
-  const autoscaling = [...autoscalingIssues(input), ...readinessIssues(input)];
+  const autoscaling = [
+    ...unknownKeyIssues(configSchema, input),
+    ...autoscalingIssues(input),
+    ...readinessIssues(input),
+    ...silentBehaviourIssues(input),
+  ];
   if (!result.success) {
-    const issues = result.issues.map((i) => ({ path: pathOf(i), message: messageOf(i) }));
+    const issues = result.issues
+      // Unknown keys come from unknownKeyIssues: all of them, where valibot stops at each object's first.
+      .filter((i) => i.expected !== "never")
+      .map((i) => ({ path: pathOf(i), message: messageOf(i) }));
     return {
       ok: false,
       issues: [...issues, ...autoscaling.filter((a) => !issues.some((i) => i.path === a.path))],

@@ -1,4 +1,5 @@
-import { parseAddressRange } from "@thaw/protocol";
+// The one module it needs, not the package root: `thaw validate` starts faster (apps/cli/bench/startup.mjs).
+import { parseAddressRange } from "@thaw/protocol/address-range";
 import * as v from "valibot";
 import { parseDurationMs } from "./duration.js";
 import { annotations, labels } from "./k8s-metadata.js";
@@ -134,11 +135,23 @@ const service = v.pipe(
     name,
     namespace: v.optional(name, "default"),
     hosts: v.optional(
-      v.array(v.pipe(v.string(), v.regex(HOST, "must be a host name such as hello.localhost"))),
+      v.array(
+        v.pipe(
+          v.string("must be a host name such as hello.localhost"),
+          v.regex(HOST, "must be a host name such as hello.localhost"),
+        ),
+        "expected a list of host names, e.g. [hello.localhost]",
+      ),
       [],
     ),
     paths: v.optional(
-      v.array(v.pipe(v.string(), v.startsWith("/", "must be a path prefix starting with /"))),
+      v.array(
+        v.pipe(
+          v.string("must be a path prefix starting with /"),
+          v.startsWith("/", "must be a path prefix starting with /"),
+        ),
+        "expected a list of path prefixes, e.g. [/api]",
+      ),
       [],
     ),
     containerConcurrency: v.optional(int(0, 1000, "0 means unlimited"), 0),
@@ -205,6 +218,14 @@ export const configSchema = strict({
   // `thaw up`'s gateway: a websocket (upgrade) tunnel with no byte either way for this long is closed; 5m
   // by default.
   tunnelIdleTimeout: v.optional(duration),
+  // thaw-simulate's own settings (its --help documents them); `thaw up` ignores them.
+  simulate: v.optional(
+    strict({
+      startupDelay: v.optional(duration),
+      tick: v.optional(duration),
+      initialReplicas: v.optional(int(0, 10_000, "ready pods at time 0 of the simulation")),
+    }),
+  ),
   services: v.pipe(
     v.array(service, "must be a list of services"),
     v.minLength(1, "must list at least one service"),

@@ -86,3 +86,22 @@ function sampler(env: Readonly<Record<string, string | undefined>>, issues: Issu
   });
   return 1;
 }
+
+/** The OpenTelemetry variables {@link parseTracingEnv} reads, as every bin's `--help` lists them. */
+export const TRACING_ENV_VARS: readonly { name: string; default?: string; help: string }[] = [
+  {
+    name: "OTEL_TRACES_EXPORTER",
+    default: "none",
+    help: "otlp, console or none: where spans go (docs/tracing.md)",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    default: DEFAULT_OTLP_ENDPOINT,
+    help: "OTLP/HTTP collector (+ /v1/traces)",
+  },
+  { name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", help: "OTLP/HTTP traces URL, used as is" },
+  { name: "OTEL_SERVICE_NAME", help: "service.name of the spans (default: the component's name)" },
+  { name: "OTEL_TRACES_SAMPLER", default: "always_on", help: "always_on, always_off or traceidratio" },
+  { name: "OTEL_TRACES_SAMPLER_ARG", default: "1", help: "share of traces kept with traceidratio, 0 to 1" },
+  { name: "OTEL_SDK_DISABLED", default: "false", help: "true turns tracing off whatever else is set" },
+];

@@ -6,7 +6,7 @@ describe("readConfig", () => {
     const r = readConfig([], {});
     expect(r.ok && r.config).toMatchObject({
       port: 8012,
-      host: "0.0.0.0",
+      host: "127.0.0.1",
       drainDelayMs: 45_000,
       revisions: [],
     });

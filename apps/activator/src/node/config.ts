@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import { parseCommandLine, withFlagsOverEnv } from "@thaw/command-line";
 import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
+import { ACTIVATOR_CLI, DEFAULT_HOST } from "./cli-spec.js";
 
 /** The Node activator's configuration, read once at start. */
 export interface ActivatorConfig {
@@ -7,6 +9,8 @@ export interface ActivatorConfig {
   port: number;
   /** Bearer token for /v1/*; undefined = open. */
   token: string | undefined;
+  /** `--insecure-no-token`: a non-loopback host without a token is allowed (else the bin refuses it). */
+  insecureNoToken?: boolean;
   /** `ws://` or `http(s)://` base of the autoscaler's stat endpoint; undefined = stats are dropped. */
   autoscalerUrl: string | undefined;
   /** Name of this activator in stat messages. */
@@ -56,27 +60,6 @@ export interface ClusterConfig {
 
 export { type ConfigIssue, defaultRevisionConfig, type StaticRevision } from "../revisions-json.js";
 
-const FLAGS: Record<string, string> = {
-  "--host": "THAW_ACTIVATOR_HOST",
-  "--port": "THAW_ACTIVATOR_PORT",
-  "--token": "THAW_ACTIVATOR_TOKEN",
-  "--autoscaler": "THAW_AUTOSCALER_URL",
-  "--pod-name": "THAW_POD_NAME",
-  "--drain-delay-ms": "THAW_DRAIN_DELAY_MS",
-  "--drain-timeout-ms": "THAW_DRAIN_TIMEOUT_MS",
-  "--tunnel-idle-ms": "THAW_TUNNEL_IDLE_MS",
-  "--headers-timeout-ms": "THAW_HEADERS_TIMEOUT_MS",
-  "--revisions": "THAW_REVISIONS",
-  "--revisions-file": "THAW_REVISIONS_FILE",
-  "--config": "THAW_CONFIG",
-  "--activator-service": "THAW_ACTIVATOR_SERVICE",
-  "--autoscaler-service": "THAW_AUTOSCALER_SERVICE",
-  "--passthrough-lb": "THAW_PASSTHROUGH_LB",
-};
-
-/** Flags that may stand alone (`--passthrough-lb` = `--passthrough-lb=true`). */
-const SWITCHES = new Set(["--passthrough-lb"]);
-
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
 
@@ -89,23 +72,15 @@ export function readConfig(
   env: Record<string, string | undefined>,
 ): { ok: true; config: ActivatorConfig } | { ok: false; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
-  const vals: Record<string, string | undefined> = { ...env };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.includes("=")
-      ? (arg.split(/=(.*)/s, 2) as [string, string])
-      : [arg, undefined];
-    const name = FLAGS[flag];
-    if (!name) {
-      issues.push({ path: flag, message: `unknown flag; known: ${Object.keys(FLAGS).join(", ")}` });
-      continue;
-    }
-    const next = argv[i + 1];
-    const bare = SWITCHES.has(flag) && inline === undefined && (next === undefined || next.startsWith("--"));
-    const value = bare ? "true" : (inline ?? argv[++i]);
-    if (value === undefined) issues.push({ path: flag, message: "needs a value" });
-    else vals[name] = value;
+  const parsed = parseCommandLine(ACTIVATOR_CLI, argv);
+  if (parsed.kind !== "ok") {
+    const message = parsed.kind === "error" ? parsed.message : `--${parsed.kind} is answered by the bin`;
+    return {
+      ok: false,
+      issues: [{ path: message.split(" ").find((w) => w.startsWith("-")) ?? "argv", message }],
+    };
   }
+  const vals = withFlagsOverEnv(ACTIVATOR_CLI, parsed.flags, env);
   const int = (name: string, dflt: number, min: number, max: number): number => {
     const raw = vals[name];
     if (raw === undefined || raw === "") return dflt;
@@ -182,9 +157,10 @@ export function readConfig(
     issues.push({ path: "THAW_AUTOSCALER_SERVICE", message: "replaces THAW_AUTOSCALER_URL; set only one" });
   }
   const config: ActivatorConfig = {
-    host: vals.THAW_ACTIVATOR_HOST || "0.0.0.0",
+    host: vals.THAW_ACTIVATOR_HOST || DEFAULT_HOST,
     port: int("THAW_ACTIVATOR_PORT", 8012, 0, 65_535),
     token: vals.THAW_ACTIVATOR_TOKEN || undefined,
+    insecureNoToken: bool("THAW_INSECURE_NO_TOKEN"),
     autoscalerUrl,
     podName: vals.THAW_POD_NAME || vals.POD_NAME || vals.HOSTNAME || "thaw-activator",
     drainDelayMs: int("THAW_DRAIN_DELAY_MS", 45_000, 0, 3_600_000),
@@ -200,4 +176,21 @@ export function readConfig(
     cluster,
   };
   return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
+}
+
+/** Whether `host` only binds this machine (127.0.0.0/8, ::1, localhost). */
+function isLoopback(host: string): boolean {
+  return /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1" || host === "localhost";
+}
+
+/**
+ * Why the activator must not start as configured: listening beyond loopback with no token makes its
+ * /v1/activate and /metrics open to anyone who reaches it, unless `--insecure-no-token` says that is meant.
+ */
+export function openBindError(config: ActivatorConfig): string | undefined {
+  if (config.token || config.insecureNoToken || isLoopback(config.host)) return undefined;
+  return (
+    `--host ${config.host} listens beyond this machine with no token: set --token (THAW_ACTIVATOR_TOKEN, or ` +
+    "the config's token), or pass --insecure-no-token (THAW_INSECURE_NO_TOKEN=true) if every client that can reach it is trusted"
+  );
 }

@@ -3,11 +3,16 @@
  * `thaw-activator`: the Node activator. Configuration comes from flags and THAW_* variables (README);
  * SIGTERM makes the kubelet probe fail, waits THAW_DRAIN_DELAY_MS, then lets in-flight requests finish.
  */
-import { systemClock } from "@thaw/clock";
-import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
-import { readConfig } from "./config.js";
-import { jsonLogger } from "./json-logger.js";
-import { startActivator } from "./server.js";
+import { readCommandLine } from "@thaw/command-line/node";
+import { ACTIVATOR_CLI } from "./cli-spec.js";
+
+// --help, --version and a mistyped flag are answered before anything else is loaded or checked.
+readCommandLine(ACTIVATOR_CLI, process.argv.slice(2), import.meta.url);
+const { systemClock } = await import("@thaw/clock");
+const { formatTracingIssues, tracingFromEnv } = await import("@thaw/protocol/otel");
+const { openBindError, readConfig } = await import("./config.js");
+const { jsonLogger } = await import("./json-logger.js");
+const { startActivator } = await import("./server.js");
 
 const parsed = readConfig(process.argv.slice(2), process.env);
 if (!parsed.ok) {
@@ -33,6 +38,11 @@ if (!parts.ok) {
   process.exit(2);
 }
 const config = { ...parsed.config, token: parsed.config.token ?? parts.value?.token };
+const open = openBindError(config);
+if (open) {
+  process.stderr.write(`thaw-activator: ${open}\n`);
+  process.exit(2);
+}
 const running = await startActivator(config, {
   logger,
   ...parts.value?.overrides,

@@ -3,38 +3,32 @@
  * `thaw-ingress-hook`: the forward-auth service. Configuration comes from flags, then environment
  * variables, read once here.
  */
-import { parseArgs } from "node:util";
-import { formatTracingIssues, tracingFromEnv } from "@thaw/protocol/otel";
-import { loadHookConfig } from "./config-file.js";
-import { startIngressHook } from "./service.js";
+import { withFlagsOverEnv } from "@thaw/command-line";
+import { exitWithUsageError, readCommandLine } from "@thaw/command-line/node";
+import { HOOK_CLI } from "./cli-spec.js";
 
-const { values } = parseArgs({
-  options: {
-    listen: { type: "string", default: process.env.THAW_HOOK_LISTEN ?? "127.0.0.1:8090" },
-    activator: { type: "string", default: process.env.THAW_ACTIVATOR_URL },
-    "activator-token": { type: "string", default: process.env.THAW_ACTIVATOR_TOKEN },
-    token: { type: "string", default: process.env.THAW_HOOK_TOKEN },
-    config: { type: "string", default: process.env.THAW_CONFIG ?? "thaw.config.yaml" },
-    "route-token": { type: "string", default: process.env.THAW_ROUTE_TOKEN },
-    "timeout-ms": { type: "string", default: "60000" },
-    "warm-ttl-ms": { type: "string", default: "2000" },
-    "headers-timeout-ms": { type: "string", default: process.env.THAW_HEADERS_TIMEOUT_MS ?? "60000" },
-    "activator-upstream": { type: "string", default: process.env.THAW_ACTIVATOR_UPSTREAM },
-    "reject-internal-headers": { type: "boolean", default: false },
-    "no-watch": { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
-  },
-});
+// --help, --version and a mistyped flag are answered before anything else is loaded or checked.
+const line = readCommandLine(HOOK_CLI, process.argv.slice(2), import.meta.url);
+const vars = withFlagsOverEnv(HOOK_CLI, line.flags, process.env);
+const values = {
+  listen: vars.THAW_HOOK_LISTEN ?? "127.0.0.1:8090",
+  activator: vars.THAW_ACTIVATOR_URL,
+  "activator-token": vars.THAW_ACTIVATOR_TOKEN,
+  token: vars.THAW_HOOK_TOKEN,
+  config: vars.THAW_CONFIG ?? "thaw.config.yaml",
+  "route-token": vars.THAW_ROUTE_TOKEN,
+  "timeout-ms": line.flags["--timeout-ms"] ?? "60000",
+  "warm-ttl-ms": line.flags["--warm-ttl-ms"] ?? "2000",
+  "headers-timeout-ms": vars.THAW_HEADERS_TIMEOUT_MS ?? "60000",
+  "activator-upstream": vars.THAW_ACTIVATOR_UPSTREAM,
+  "reject-internal-headers": line.flags["--reject-internal-headers"] === "true",
+  "no-watch": line.flags["--no-watch"] === "true",
+};
+if (!values.activator) exitWithUsageError(HOOK_CLI.name, "--activator URL (THAW_ACTIVATOR_URL) is required");
+const { formatTracingIssues, tracingFromEnv } = await import("@thaw/protocol/otel");
+const { loadHookConfig } = await import("./config-file.js");
+const { startIngressHook } = await import("./service.js");
 
-if (values.help || !values.activator) {
-  process.stderr.write(
-    "usage: thaw-ingress-hook --activator http://127.0.0.1:8089 [--listen 127.0.0.1:8090] [--config thaw.config.yaml]\n" +
-      "  [--token TOKEN] [--route-token SECRET] [--activator-token TOKEN] [--timeout-ms 60000] [--warm-ttl-ms 2000]\n" +
-      "  [--headers-timeout-ms 60000]\n" +
-      "  [--activator-upstream host:port|none] [--reject-internal-headers] [--no-watch]\n",
-  );
-  process.exit(values.help ? 0 : 2);
-}
 const upstreamFlag = values["activator-upstream"];
 if (
   upstreamFlag !== undefined &&

@@ -44,13 +44,17 @@ describe("thaw-simulate", () => {
   it("prints help", async () => {
     const r = await run(["--help"]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("--trace <file>");
+    expect(r.out).toContain("--trace FILE");
     expect(r.out).toContain("arrival_ms,duration_ms");
   });
 
   it.each([
     { name: "missing flags", args: [], err: "--trace and --config are required" },
-    { name: "unknown flag", args: ["--nope"], err: "Unknown option" },
+    {
+      name: "unknown flag",
+      args: ["--trac", "t"],
+      err: "thaw-simulate: unknown flag --trac (did you mean --trace?)",
+    },
     { name: "bad format", args: ["--trace", "t", "--config", "c", "--format", "xml"], err: "csv or jsonl" },
   ])("exits 2 on $name", async ({ args, err }) => {
     const r = await run(args);
@@ -87,5 +91,16 @@ describe("thaw-simulate", () => {
     const r = await run(["--trace", join(dir, "trace.csv"), "--config", join(dir, "cfg.json"), "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ requests: 1, coldStarts: 1 });
+  });
+});
+
+describe("thaw-simulate's trace errors", () => {
+  it("shows a CSV cell as written, not the null its NaN becomes in JSON", async () => {
+    const bad = join(dir, "abc.csv");
+    await writeFile(bad, "0,100\n5,abc\n10,-5\n");
+    const r = await run(["--trace", bad, "--config", join(dir, "cfg.json")]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('line 2: duration_ms: must be a number of milliseconds ≥ 0, got "abc"');
+    expect(r.err).toContain("line 3: duration_ms: must be a number of milliseconds ≥ 0, got -5");
   });
 });

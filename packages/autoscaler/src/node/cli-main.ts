@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import { type Command, helpText, parseCommandLine } from "@thaw/command-line";
+import { packageVersion } from "@thaw/command-line/node";
 import { parseGoDuration } from "../duration.js";
 import type { Issue } from "../issues.js";
 import { simulationOptionsFrom } from "../simulator/options.js";
@@ -8,28 +9,45 @@ import { simulate } from "../simulator/simulate.js";
 import { renderSvg } from "../simulator/svg.js";
 import { parseTrace, type TraceFormat } from "../simulator/trace.js";
 
-/** The --help text. */
-export const HELP = `Usage: thaw-simulate --trace <file> --config <file> [options]
-
-Replays a request trace through Thaw's autoscaler (Knative's KPA: metric windows, decider,
-scale-to-zero rules) against an idealised pod model, and prints replicas over time, cold starts,
-time spent queued (p50/p99) and panic periods.
-
-Options:
-  --trace <file>          request trace, CSV or JSONL (see below)                      (required)
-  --config <file>         thaw.config.yaml (YAML) or the same as JSON                  (required)
-  --service <name>        service to simulate when the config lists several (default: the first)
-  --format <csv|jsonl>    trace format (default: guessed, JSONL when the file starts with "{")
-  --startup-delay <dur>   pod start-up time, Go duration such as 800ms or 3s; overrides the config
-                          (simulate.startupDelay, else the service's run.env.STARTUP_DELAY_MS, else 0)
-  --tick <dur>            decider period (default 2s, as Knative)
-  --initial-replicas <n>  ready pods at time 0 (default 0: the service starts scaled to zero)
-  --end <dur>             stop the simulation at this time (default: when it settles after the trace)
-  --svg <file>            also draw replicas and concurrency over time as an SVG
-  --json                  print the full result as JSON instead of the text report
-  -h, --help              show this help
-
-Trace formats (times in milliseconds from the start of the trace, rows in any order):
+/** thaw-simulate's flags, what `--help` prints about them and what the parser accepts. */
+export const SIMULATE_CLI: Command = {
+  name: "thaw-simulate",
+  summary:
+    "replays a request trace through Thaw's autoscaler (Knative's KPA: metric windows, decider, scale-to-zero rules) against an idealised pod model, and prints replicas over time, cold starts, time spent queued (p50/p99) and panic periods",
+  usage: "--trace <file> --config <file> [flags]",
+  flags: [
+    { name: "--trace", value: "FILE", help: "request trace, CSV or JSONL (see below) (required)" },
+    { name: "--config", value: "FILE", help: "thaw.config.yaml (YAML) or the same as JSON (required)" },
+    {
+      name: "--service",
+      value: "NAME",
+      default: "the first",
+      help: "service to simulate when the config lists several",
+    },
+    {
+      name: "--format",
+      value: "csv|jsonl",
+      default: 'guessed: JSONL when the file starts with "{"',
+      help: "trace format",
+    },
+    {
+      name: "--startup-delay",
+      value: "DURATION",
+      default: "simulate.startupDelay, else run.env.STARTUP_DELAY_MS, else 0",
+      help: "pod start-up time, a Go duration such as 800ms or 3s",
+    },
+    { name: "--tick", value: "DURATION", default: "2s, as Knative", help: "decider period" },
+    { name: "--initial-replicas", value: "N", default: "0: scaled to zero", help: "ready pods at time 0" },
+    {
+      name: "--end",
+      value: "DURATION",
+      default: "when it settles after the trace",
+      help: "stop the simulation",
+    },
+    { name: "--svg", value: "FILE", help: "also draw replicas and concurrency over time as an SVG" },
+    { name: "--json", help: "print the full result as JSON instead of the text report" },
+  ],
+  more: `Trace formats (times in milliseconds from the start of the trace, rows in any order):
   CSV    arrival_ms,duration_ms        one request per line; optional header; '#' comments
          0,120
          15.5,80
@@ -38,8 +56,12 @@ Trace formats (times in milliseconds from the start of the trace, rows in any or
 Config: the thaw.config.yaml keys 'autoscaler:' (Knative config-autoscaler keys) and, per service,
 'containerConcurrency' and 'autoscaling:' (autoscaling.knative.dev/* keys without the prefix).
 A JSON file may also hold one service object: {"containerConcurrency": 10, "autoscaling": {...}}.
-Optional 'simulate: {startupDelay: 2s, tick: 2s, initialReplicas: 0}' at the top level.
-`;
+Optional 'simulate: {startupDelay: 2s, tick: 2s, initialReplicas: 0}' at the top level
+(thaw validate accepts it too).`,
+};
+
+/** The --help text. */
+export const HELP = helpText(SIMULATE_CLI);
 
 /** Where the CLI writes; injected so tests capture output. */
 export interface CliIo {
@@ -55,18 +77,32 @@ function issuesText(file: string, issues: readonly Issue[]): string {
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  let args: ReturnType<typeof parseCliArgs>;
-  try {
-    args = parseCliArgs(argv);
-  } catch (e) {
-    io.err(`thaw-simulate: ${(e as Error).message}\nRun thaw-simulate --help for usage.\n`);
-    return 2;
-  }
-  const v = args.values;
-  if (v.help) {
+  const args = parseCommandLine(SIMULATE_CLI, argv);
+  if (args.kind === "help") {
     io.out(HELP);
     return 0;
   }
+  if (args.kind === "version") {
+    io.out(`thaw-simulate ${packageVersion(import.meta.url)}\n`);
+    return 0;
+  }
+  if (args.kind === "error") {
+    io.err(`thaw-simulate: ${args.message}\n`);
+    return 2;
+  }
+  const f = args.flags;
+  const v = {
+    trace: f["--trace"],
+    config: f["--config"],
+    service: f["--service"],
+    format: f["--format"],
+    "startup-delay": f["--startup-delay"],
+    tick: f["--tick"],
+    "initial-replicas": f["--initial-replicas"],
+    end: f["--end"],
+    svg: f["--svg"],
+    json: f["--json"] === "true",
+  };
   if (!v.trace || !v.config) {
     io.err("thaw-simulate: --trace and --config are required\nRun thaw-simulate --help for usage.\n");
     return 2;
@@ -154,25 +190,4 @@ async function loadYaml(): Promise<((text: string) => unknown) | undefined> {
     if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return undefined;
     throw e;
   }
-}
-
-function parseCliArgs(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      trace: { type: "string" },
-      config: { type: "string" },
-      service: { type: "string" },
-      format: { type: "string" },
-      "startup-delay": { type: "string" },
-      tick: { type: "string" },
-      "initial-replicas": { type: "string" },
-      end: { type: "string" },
-      svg: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }

@@ -32,6 +32,8 @@ export function parseTrace(text: string, format?: TraceFormat): ParseResult<Trac
     const where = `line ${i + 1}`;
     let a: unknown;
     let d: unknown;
+    // What the row holds as written: a CSV cell's text, not the NaN it converts to (JSON shows NaN as null).
+    let written: unknown[] = [];
     if (fmt === "jsonl") {
       let row: unknown;
       try {
@@ -47,6 +49,7 @@ export function parseTrace(text: string, format?: TraceFormat): ParseResult<Trac
       const r = row as Record<string, unknown>;
       a = r.arrivalMs ?? r.arrival_ms;
       d = r.durationMs ?? r.duration_ms;
+      written = [a, d];
     } else {
       const cells = line.split(",").map((c) => c.trim());
       if (out.length === 0 && issues.length === 0 && !/^[-+.\d]/.test(cells[0] ?? "")) continue; // header
@@ -56,17 +59,20 @@ export function parseTrace(text: string, format?: TraceFormat): ParseResult<Trac
       }
       a = cells[0] === "" ? undefined : Number(cells[0]);
       d = cells[1] === "" ? undefined : Number(cells[1]);
+      written = [cells[0], cells[1]].map((c) =>
+        c === "" ? undefined : Number.isFinite(Number(c)) ? Number(c) : c,
+      );
     }
     const field = fmt === "jsonl" ? ["arrivalMs", "durationMs"] : ["arrival_ms", "duration_ms"];
     let ok = true;
-    for (const [k, v] of [
-      [field[0], a],
-      [field[1], d],
+    for (const [k, v, shown] of [
+      [field[0], a, written[0]],
+      [field[1], d, written[1]],
     ] as const) {
       if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
         issues.push({
           path: `${where}: ${k}`,
-          message: `must be a number of milliseconds ≥ 0, got ${JSON.stringify(v) ?? "nothing"}`,
+          message: `must be a number of milliseconds ≥ 0, got ${JSON.stringify(shown) ?? "nothing"}`,
         });
         ok = false;
       }
