@@ -11,6 +11,7 @@ export const ErrorCode = {
   ERR_UNAUTHORIZED: "ERR_UNAUTHORIZED",
   ERR_NO_BACKENDS: "ERR_NO_BACKENDS",
   ERR_BAD_REQUEST: "ERR_BAD_REQUEST",
+  ERR_REVISION_FAILED: "ERR_REVISION_FAILED",
 } as const;
 
 /** One of the {@link ErrorCode} strings. */
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorCode, number> = {
   ERR_UNAUTHORIZED: 401,
   ERR_NO_BACKENDS: 503,
   ERR_BAD_REQUEST: 400,
+  ERR_REVISION_FAILED: 503,
 };
 
 /** True for a string that is one of the {@link ErrorCode} values. */
