@@ -2,6 +2,7 @@ import {
   BackendProber,
   probeDestination,
   QueueFullError,
+  RevisionFailedError,
   type RevisionThrottler,
   type SingleFlightActivator,
   type Ticket,
@@ -39,6 +40,8 @@ export class LocalGate implements RevisionGate {
   #listedAt: number | undefined;
   #last: ColdStartPhases | undefined;
   #recent: number[] = [];
+  /** The scaler's latest diagnosis of why no pod is ready (see `explain`). */
+  #why: string | undefined;
   /** Set once the prober switched to the private Service's ClusterIP (d.3), for good. */
   #viaClusterIP: { dest: string; backends: number } | undefined;
   rt: RevisionThrottler;
@@ -110,7 +113,25 @@ export class LocalGate implements RevisionGate {
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome> {
     if (this.#usable().length === 0) this.#beginCold();
     if (this.#activation.waiting(this.#id) >= this.maxQueue) return Promise.reject(new QueueFullError());
-    return this.#activation.wait(this.#id, { timeoutMs, signal });
+    return this.#activation.wait(this.#id, { timeoutMs, signal }).catch((err: unknown) => {
+      // A timeout says what was last seen of the pods, so the client learns why, not only how long.
+      const why = this.#why;
+      if (why !== undefined && (err as { code?: string })?.code === "ERR_DEADLINE") {
+        (err as { detail?: string }).detail = why;
+      }
+      throw err;
+    });
+  }
+
+  fail(cause: string, retryAfterSeconds?: number): void {
+    this.#why = cause;
+    const err = new RevisionFailedError(cause, retryAfterSeconds);
+    this.#activation.fail(this.#id, err);
+    this.rt.rejectWaiting(err);
+  }
+
+  explain(why: string | undefined): void {
+    this.#why = why;
   }
 
   readyEndpoints(): string[] {

@@ -151,6 +151,14 @@ export interface RevisionGate {
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome>;
   /** Pods that passed the probe, now. */
   readyEndpoints(): string[];
+  /**
+   * The revision's pods are known to be failing (the scaler saw the app exit before it was ready, or listen
+   * on the wrong port): every waiter is answered now, ERR_REVISION_FAILED with `cause`, instead of at its
+   * deadline. Absent = not supported (waiters then time out as before).
+   */
+  fail?(cause: string, retryAfterSeconds?: number): void;
+  /** Why the revision is not ready yet, as last diagnosed, for a timeout's answer; undefined clears it. */
+  explain?(why: string | undefined): void;
   /** Recent cold-start durations (ms), newest last; Retry-After is computed from them. */
   recentColdStartsMs(): number[];
   /** Phases of the latest cold start, for Server-Timing. */

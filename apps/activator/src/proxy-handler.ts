@@ -226,7 +226,10 @@ export function errorResponse(
   const res = errorTextResponse(code, message);
   if (httpStatusFor(code) === 503) {
     rejected();
-    res.headers.set("retry-after", String(retryAfterSeconds(gate.recentColdStartsMs())));
+    // A failing revision says when its next restart is; otherwise the measured cold starts do.
+    const after = (err as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    const seconds = typeof after === "number" ? after : retryAfterSeconds(gate.recentColdStartsMs());
+    res.headers.set("retry-after", String(seconds));
   }
   return res;
 }

@@ -13,6 +13,7 @@ const base: RevisionStatus = {
   excessBurstCapacity: 10,
   lastColdStartMs: null,
   scaleError: null,
+  podProblem: null,
 };
 
 /** One different value per field: a field left out of the comparison fails its row. */
@@ -28,6 +29,7 @@ const changed: { [K in keyof RevisionStatus]-?: RevisionStatus[K] } = {
   excessBurstCapacity: -1,
   lastColdStartMs: 0,
   scaleError: "denied",
+  podProblem: "app exited with code 3 before it was ready",
 };
 
 describe("sameStatus", () => {

@@ -18,6 +18,12 @@ export interface RevisionStatus {
    * `desiredScale` stays at the last count the scaler accepted while this is set.
    */
   scaleError: string | null;
+  /**
+   * Why no pod is serving, when the scaler can tell (`thaw up`'s local pods: the app exited before it was
+   * ready with its code and last output, no such command, listening on another port than `$PORT`, the
+   * crash-loop back-off); null = nothing known to be wrong.
+   */
+  podProblem: string | null;
 }
 
 /**
@@ -38,7 +44,8 @@ export function sameStatus(a: RevisionStatus, b: RevisionStatus): boolean {
     (a.lastColdStartMs === null || b.lastColdStartMs === null
       ? a.lastColdStartMs === b.lastColdStartMs
       : sameNumber(a.lastColdStartMs, b.lastColdStartMs)) &&
-    a.scaleError === b.scaleError
+    a.scaleError === b.scaleError &&
+    a.podProblem === b.podProblem
   );
 }
 
@@ -74,8 +81,20 @@ export interface StatusEvent {
   at: number;
 }
 
+/** What is wrong with a revision's pods changed (a crash, a wrong port, ...), or stopped being wrong. */
+export interface ProblemEvent {
+  type: "problem";
+  namespace: string;
+  name: string;
+  /** `failing`: waiting will not fix it (held requests are answered at once); `waiting`: maybe a slow start. */
+  severity: "failing" | "waiting" | null;
+  /** In words for people; null = resolved. */
+  message: string | null;
+  at: number;
+}
+
 /** Everything the service publishes to subscribers (in process and over SSE). */
-export type AutoscalerEvent = ScaleEvent | ColdStartEvent | StatusEvent;
+export type AutoscalerEvent = ScaleEvent | ColdStartEvent | StatusEvent | ProblemEvent;
 
 /** A minimal synchronous publisher; a throwing listener cannot stop the others. */
 export class EventHub<E> {

@@ -31,6 +31,7 @@ export {
   type AutoscalerEvent,
   type ColdStartEvent,
   EventHub,
+  type ProblemEvent,
   type RevisionStatus,
   type ScaleEvent,
   type StatusEvent,
@@ -59,6 +60,7 @@ export {
   type LocalScalerOptions,
 } from "./scalers/local/local-scaler.js";
 export type { KnativeQueueProxy, LocalServiceSpec } from "./scalers/local/pod-env.js";
+export type { PodProblem, RevisionProblem } from "./scalers/local/pod-problem.js";
 export { ScalerRouter } from "./scalers/router.js";
 export { type PodInfo, readyAddresses, type Scaler } from "./scalers/scaler.js";
 export { WebhookScaler, type WebhookScalerOptions, type WebhookTarget } from "./scalers/webhook.js";

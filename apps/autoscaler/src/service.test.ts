@@ -98,6 +98,7 @@ describe("AutoscalerService", () => {
         "panicConcurrency",
         "readyPods",
         "scaleError",
+        "podProblem",
         "stableConcurrency",
       ].sort(),
     );

@@ -64,6 +64,7 @@ interface Revision {
   /** The status last published; a tick publishes only when it differs. */
   published: RevisionStatus | undefined;
   scaleError: string | null;
+  podProblem: string | null;
   scrapeErrors: number;
 }
 
@@ -157,6 +158,7 @@ export class AutoscalerService {
       unsubscribe: () => {},
       published: undefined,
       scaleError: null,
+      podProblem: null,
       scrapeErrors: 0,
     };
     this.#revs.set(key, r);
@@ -214,6 +216,27 @@ export class AutoscalerService {
   poke(rev: RevisionKey): boolean {
     const stat = { ...emptyStat("poke"), averageConcurrentRequests: 1, requestCount: 1 };
     return this.record([{ rev, stat }]).unknown === 0;
+  }
+
+  /**
+   * What the scaler found wrong with a revision's pods (`undefined`: nothing any more): published as a
+   * `problem` event and as the status's `podProblem`. Returns false for an unknown revision.
+   */
+  reportProblem(
+    rev: RevisionKey,
+    problem: { severity: "failing" | "waiting"; message: string } | undefined,
+  ): boolean {
+    const r = this.#revs.get(keyOf(rev));
+    if (!r) return false;
+    const message = problem?.message ?? null;
+    if (message === r.podProblem) return true;
+    r.podProblem = message;
+    const at = this.#o.clock.now();
+    this.#events.emit({ type: "problem", ...r.rev, severity: problem?.severity ?? null, message, at });
+    const status = this.#statusOf(r);
+    r.published = status;
+    this.#events.emit({ type: "status", status, at });
+    return true;
   }
 
   /** The status of every revision (contract 4 shape). */
@@ -481,6 +504,7 @@ export class AutoscalerService {
       excessBurstCapacity: r.status.excessBurstCapacity,
       lastColdStartMs: r.lastColdStartMs,
       scaleError: r.scaleError,
+      podProblem: r.podProblem,
     };
   }
 }

@@ -28,6 +28,14 @@ export function formatRecord(e: DashboardEvent): string | undefined {
       .join(", ");
     return `${clock(end)}  ${r.namespace}/${r.revision}  cold start ${r.totalMs} ms (${steps} ms)`;
   }
+  if (e.type === "problem") {
+    const r = e.data;
+    const what =
+      r.message === null
+        ? "pods recovered"
+        : `${r.severity === "failing" ? "failing" : "not ready"}: ${r.message}`;
+    return `${clock(r.t)}  ${r.namespace}/${r.revision}  ${what}`;
+  }
   return undefined;
 }
 

@@ -139,6 +139,19 @@ export async function startStack(
   const scalerOptions: LocalScalerOptions = {
     logger,
     onPodOutput,
+    // What the scaler finds wrong with a revision's pods goes to the terminal and page (a `problem` event
+    // and the status's podProblem), and to the activator: a timeout names it, and a failing revision's held
+    // requests are answered now with the cause instead of at their deadline.
+    onProblem: (rev, problem) => {
+      service.reportProblem(rev, problem);
+      const cfg = directory.lookup(rev);
+      const gate = cfg ? coordinator.gate(rev, cfg) : undefined;
+      gate?.explain?.(problem?.message);
+      if (problem?.severity === "failing") {
+        const after = problem.restartInMs === undefined ? undefined : Math.ceil(problem.restartInMs / 1000);
+        gate?.fail?.(problem.message, after);
+      }
+    },
     ...(opts.queueProxyCommand ? { queueProxyCommand: opts.queueProxyCommand } : {}),
     ...(opts.baseEnv ? { baseEnv: opts.baseEnv } : {}),
   };

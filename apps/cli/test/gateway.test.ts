@@ -18,6 +18,7 @@ function status(mode: "proxy" | "serve"): RevisionStatus {
     excessBurstCapacity: mode === "serve" ? 0 : -1,
     lastColdStartMs: null,
     scaleError: null,
+    podProblem: null,
   };
 }
 

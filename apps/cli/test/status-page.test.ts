@@ -20,6 +20,7 @@ const status: RevisionStatus = {
   excessBurstCapacity: -211,
   lastColdStartMs: null,
   scaleError: null,
+  podProblem: null,
 };
 
 const notUsed = { fetch: () => new Response("not used", { status: 500 }) };

@@ -104,6 +104,12 @@ export class Breaker implements Gate {
     this.#sem.release();
   }
 
+  rejectWaiting(err: Error): void {
+    // Waiters count as pending; take them out of the count before they hear about it.
+    this.#pending -= this.#sem.waiting;
+    this.#sem.rejectWaiters(err);
+  }
+
   /** Knative's `Maybe`: waits for a slot, runs `fn`, releases. */
   async maybe<T>(signal: AbortSignal | undefined, fn: () => T | Promise<T>): Promise<T> {
     if (!this.tryAcquire()) await this.acquire(signal);

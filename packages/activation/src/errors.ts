@@ -3,6 +3,7 @@ export const ActivationErrorCode = {
   queueFull: "ERR_QUEUE_FULL",
   deadline: "ERR_DEADLINE",
   cancelled: "ERR_CANCELLED",
+  revisionFailed: "ERR_REVISION_FAILED",
 } as const;
 
 /** A bounded queue had no room: the caller should answer 503 with Retry-After. */
@@ -30,6 +31,21 @@ export class CancelledError extends Error {
   constructor() {
     super("context canceled");
     this.name = "CancelledError";
+  }
+}
+
+/**
+ * The revision's pods are known to be failing (the app exited before it was ready, listens on the wrong
+ * port, ...): waiting longer would only end in a timeout, so waiters are answered now with the cause.
+ */
+export class RevisionFailedError extends Error {
+  readonly code = ActivationErrorCode.revisionFailed;
+  /** Seconds after which trying again makes sense (the next restart), if known. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(cause: string, retryAfterSeconds?: number) {
+    super(cause);
+    this.name = "RevisionFailedError";
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

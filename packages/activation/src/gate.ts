@@ -20,6 +20,8 @@ export interface Gate {
   enqueue(w: Waiter): boolean;
   /** Gives back one admission obtained from `tryAcquire`, `acquire` or `enqueue`. */
   release(): void;
+  /** Refuses every caller still waiting with `err` (they hold nothing); admitted callers are untouched. */
+  rejectWaiting(err: Error): void;
   /** Changes how many may run at once. */
   updateConcurrency(capacity: number): void;
   /** Current concurrency limit. */

@@ -59,6 +59,10 @@ export class InfiniteBreaker implements Gate {
     this.#running--;
   }
 
+  rejectWaiting(err: Error): void {
+    this.#queue.rejectAll(err);
+  }
+
   /** Any positive value opens the breaker (waking every waiter, oldest first); 0 closes it. */
   updateConcurrency(capacity: number): void {
     if (!(capacity >= 0)) throw new RangeError(`InfiniteBreaker: capacity must be >= 0, got ${capacity}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_INT32 } from "./capacity.js";
-import { CancelledError, QueueFullError } from "./errors.js";
+import { CancelledError, QueueFullError, RevisionFailedError } from "./errors.js";
 import { RevisionThrottler } from "./revision-throttler.js";
 import { Throttler, UnknownRevisionError } from "./throttler.js";
 
@@ -101,6 +101,40 @@ describe("RevisionThrottler", () => {
     if (first) rt.release(first);
     rt.release(await p);
     expect(got).toBe("a");
+  });
+
+  it.each([
+    { name: "CC 1", cc: 1 },
+    { name: "CC 0 (infinite breaker)", cc: 0 },
+  ])("a failing revision refuses every waiter with the cause and keeps no count: $name", async ({ cc }) => {
+    const rt = new RevisionThrottler({ containerConcurrency: cc, queueLimit: 5 });
+    const waiting = [rt.acquire(), rt.acquire(), rt.acquire()];
+    await settle();
+    rt.rejectWaiting(new RevisionFailedError("app exited with code 3"));
+    for (const w of waiting) await expect(w).rejects.toThrow("app exited with code 3");
+    expect(rt.waiting).toBe(0);
+    expect(rt.inFlight).toBe(0);
+    // The queue's full room is there again, and a pod still serves the next caller.
+    const next = [1, 2, 3, 4, 5].map(() => rt.acquire());
+    rt.updateDestinations(["p"]);
+    const t = await next[0];
+    expect(t?.dest).toBe("p");
+    if (t) rt.release(t);
+    for (const w of next.slice(1)) rt.release(await w);
+    expect(rt.inFlight).toBe(0);
+  });
+
+  it("admitted callers looking for a pod are refused too, and give their admission back", async () => {
+    const rt = new RevisionThrottler({ containerConcurrency: 1 });
+    rt.updateDestinations(["a"]);
+    const first = rt.tryAcquire();
+    rt.updateCapacity(MAX_INT32);
+    const looking = rt.acquire();
+    await settle();
+    rt.rejectWaiting(new RevisionFailedError("listening on 8099, not on $PORT"));
+    await expect(looking).rejects.toBeInstanceOf(RevisionFailedError);
+    if (first) rt.release(first);
+    expect(rt.inFlight).toBe(0);
   });
 
   it("subsets pods across activators", () => {

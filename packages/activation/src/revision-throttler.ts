@@ -183,6 +183,17 @@ export class RevisionThrottler {
     return waitFor(signal, (who) => this.park(who));
   }
 
+  /**
+   * Refuses every waiting caller with `err` (the revision is known to be failing): those queued for
+   * admission, then those admitted but still looking for a pod, whose admissions are given back.
+   */
+  rejectWaiting(err: Error): void {
+    this.#gate.rejectWaiting(err);
+    const admitted = this.#retry.size;
+    this.#retry.rejectAll(err);
+    for (let i = 0; i < admitted; i++) this.#gate.release();
+  }
+
   /** Gives back what `tryAcquire` / `acquire` returned. */
   release(tracker: PodTracker): void {
     tracker.release();

@@ -1,6 +1,6 @@
 import { ManualClock } from "@thaw/clock/testing";
 import { describe, expect, it } from "vitest";
-import { CancelledError, DeadlineExceededError } from "./errors.js";
+import { CancelledError, DeadlineExceededError, RevisionFailedError } from "./errors.js";
 import { SingleFlightActivator } from "./single-flight.js";
 
 function setup() {
@@ -49,6 +49,19 @@ describe("SingleFlightActivator", () => {
     await expect(long).resolves.toMatchObject({ endpoints: ["p"] });
     expect(pokes.length).toBe(1);
     expect(clock.pending).toBe(0);
+  });
+
+  it("a failing revision ends the flight: every waiter gets the cause now, the next one pokes again", async () => {
+    const { clock, pokes, act } = setup();
+    const ws = [act.wait("r", { timeoutMs: 20_000 }), act.wait("r", { timeoutMs: 20_000 })];
+    act.fail("r", new RevisionFailedError("app exited with code 3; last output: boom"));
+    for (const w of ws) await expect(w).rejects.toThrow("app exited with code 3; last output: boom");
+    expect(act.waiting("r")).toBe(0);
+    expect(clock.pending).toBe(0);
+    const again = act.wait("r", { timeoutMs: 100 });
+    expect(pokes).toEqual(["r", "r"]);
+    act.update("r", ["p"]);
+    await expect(again).resolves.toMatchObject({ endpoints: ["p"] });
   });
 
   it("a revision that went cold again gets a new flight and a new poke", async () => {

@@ -66,6 +66,15 @@ export class SingleFlightActivator {
     while (flight.wakeHead()) {}
   }
 
+  /** Ends the revision's flight, if any, refusing every waiter in it with `err` (the revision is failing). */
+  fail(revision: string, err: Error): void {
+    const st = this.#revisions.get(revision);
+    const flight = st?.flight;
+    if (!st || !flight) return;
+    st.flight = undefined;
+    flight.rejectAll(err);
+  }
+
   /**
    * Resolves with the revision's ready destinations, poking the scaler if this waiter opens a flight.
    * Rejects with DeadlineExceededError after `timeoutMs`, or CancelledError when `signal` fires.

@@ -40,6 +40,9 @@ export class UnlimitedGate implements Gate {
     this.#running--;
   }
 
+  /** Nobody ever waits here. */
+  rejectWaiting(_err: Error): void {}
+
   /** Ignored: there is no limit to change. */
   updateConcurrency(_capacity: number): void {}
 }

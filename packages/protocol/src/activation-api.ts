@@ -21,7 +21,11 @@ export interface ActivateResponse {
 
 /** Error body of every non-2xx answer of the activator / hook JSON APIs */
 export interface ApiError {
-  error: { code: string; message: string };
+  /**
+   * `detail`, when present, is what was last seen beyond the bare fact (why a revision is not ready), also at
+   * the end of `message`: a caller that words its own message takes it from here instead of repeating ours.
+   */
+  error: { code: string; message: string; detail?: string };
 }
 
 /** One event of GET /v1/watch (server-sent events, `event: endpoints`, data = JSON of this) */
@@ -88,8 +92,8 @@ export function parseActivateRequest(
 }
 
 /** The {@link ApiError} body for a code and message. */
-export function apiError(code: string, message: string): ApiError {
-  return { error: { code, message } };
+export function apiError(code: string, message: string, detail?: string): ApiError {
+  return detail === undefined ? { error: { code, message } } : { error: { code, message, detail } };
 }
 
 /** A JSON {@link ApiError} response with the status {@link httpStatusFor} gives the code. */
@@ -97,11 +101,13 @@ export function apiErrorResponse(
   code: string,
   message: string,
   headers?: ConstructorParameters<typeof Headers>[0],
+  detail?: string,
 ): Response {
   const h = new Headers(headers);
   h.set("content-type", "application/json");
   for (const [k, v] of Object.entries(errorHeaders(code))) h.set(k, v);
-  return new Response(JSON.stringify(apiError(code, message)), { status: httpStatusFor(code), headers: h });
+  const body = JSON.stringify(apiError(code, message, detail));
+  return new Response(body, { status: httpStatusFor(code), headers: h });
 }
 
 /** The 400 ApiError for an ActivateRequest that failed {@link parseActivateRequest}. */

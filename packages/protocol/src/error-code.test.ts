@@ -6,6 +6,7 @@ describe("httpStatusFor (CONTRACTS.md)", () => {
     ["ERR_QUEUE_FULL", 503],
     ["ERR_DEADLINE", 503],
     ["ERR_ACTIVATION_TIMEOUT", 504],
+    ["ERR_REVISION_FAILED", 503],
     ["ERR_UNKNOWN_REVISION", 404],
     ["ERR_UPSTREAM", 502],
     ["ERR_UNAUTHORIZED", 401],

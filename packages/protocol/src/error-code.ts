@@ -13,6 +13,7 @@ export const ErrorCode = {
   ERR_BAD_REQUEST: "ERR_BAD_REQUEST",
   ERR_BODY_TOO_LARGE: "ERR_BODY_TOO_LARGE",
   ERR_FORBIDDEN: "ERR_FORBIDDEN",
+  ERR_REVISION_FAILED: "ERR_REVISION_FAILED",
 } as const;
 
 /** One of the {@link ErrorCode} strings. */
@@ -30,6 +31,7 @@ const STATUS: Record<ErrorCode, number> = {
   ERR_BAD_REQUEST: 400,
   ERR_BODY_TOO_LARGE: 413,
   ERR_FORBIDDEN: 403,
+  ERR_REVISION_FAILED: 503,
 };
 
 /**

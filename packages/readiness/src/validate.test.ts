@@ -32,6 +32,11 @@ describe("validateContainer (cases beyond the conformance vectors)", () => {
       want: "invalid value: http: readinessProbe.tcpSocket.port\nProbe port must match container port",
     },
     {
+      name: "numeric port beyond 65535 (the API server refuses it; locally it would fail until the timeout)",
+      container: { readinessProbe: { ...timing, httpGet: { port: 99999 } } },
+      want: "invalid value: 99999: readinessProbe.httpGet.port\na probe port must be a TCP port, 1 to 65535 (or left out for the container's own port)",
+    },
+    {
       name: "aggressive probe with failureThreshold",
       container: { readinessProbe: { tcpSocket: {}, successThreshold: 1, failureThreshold: 3 } },
       want: "failureThreshold is disallowed when periodSeconds is zero: readinessProbe.failureThreshold",

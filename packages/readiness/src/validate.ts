@@ -138,6 +138,15 @@ function portError(port: IntOrString | undefined, path: string, rule: PortRule):
     }
     return undefined;
   }
+  // A number is a TCP port (0 or none: the container's own, which Knative fills in); the API server
+  // refuses anything outside 1-65535, and locally such a probe would fail until the timeout.
+  if (typeof port === "number" && (port < 0 || port > 65535 || !Number.isInteger(port))) {
+    return {
+      message: `invalid value: ${port}`,
+      paths: [path],
+      details: "a probe port must be a TCP port, 1 to 65535 (or left out for the container's own port)",
+    };
+  }
   // Numeric ports may point anywhere; a named port must be the serving container's own port.
   if (typeof port === "string" && port !== rule.portName) {
     return {

@@ -54,15 +54,20 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     span?.end(err instanceof Error ? err.message : String(err));
     const code = (err as { code?: string }).code;
     if (code === "ERR_DEADLINE" || (err as { name?: string }).name === "TimeoutError") {
+      const detail = detailOf(err);
       return apiError(
         ErrorCode.ERR_ACTIVATION_TIMEOUT,
-        `revision "${namespace}/${name}" not ready within ${timeoutMs} ms${detailOf(err)}`,
-        {
-          "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())),
-        },
+        `revision "${namespace}/${name}" not ready within ${timeoutMs} ms${detail ? `: ${detail}` : ""}`,
+        { "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())) },
+        detail,
       );
     }
     const message = err instanceof Error ? err.message : String(err);
+    if (code === ErrorCode.ERR_REVISION_FAILED) {
+      const after = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+      const retry = { "retry-after": String(after ?? retryAfterSeconds(gate.recentColdStartsMs())) };
+      return apiError(code, `revision "${namespace}/${name}" is failing: ${message}`, retry, message);
+    }
     if (code === ErrorCode.ERR_QUEUE_FULL) {
       return apiError(code, message, { "retry-after": String(retryAfterSeconds(gate.recentColdStartsMs())) });
     }
@@ -71,7 +76,7 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
 }
 
 /** What a gate said about its timeout beyond the bare fact (the edge's last probe failure and its fix). */
-function detailOf(err: unknown): string {
+function detailOf(err: unknown): string | undefined {
   const d = (err as { detail?: unknown }).detail;
-  return typeof d === "string" && d !== "" ? `: ${d}` : "";
+  return typeof d === "string" && d !== "" ? d : undefined;
 }

@@ -20,6 +20,17 @@ export interface RevisionSample {
   queueDepth: number | null;
   lastColdStartMs: number | null;
   scaleError: string | null;
+  /** Why no pod serves, when known (the status's `podProblem`). */
+  podProblem: string | null;
+}
+
+/** What went wrong with a revision's pods, or that it stopped being wrong (`message` null). */
+export interface ProblemRecord {
+  t: number;
+  namespace: string;
+  revision: string;
+  severity: "failing" | "waiting" | null;
+  message: string | null;
 }
 
 /** Every revision at one moment, epoch ms. */
@@ -32,7 +43,8 @@ export interface Sample {
 export type DashboardEvent =
   | { type: "sample"; data: Sample }
   | { type: "scale"; data: ScaleRecord }
-  | { type: "coldstart"; data: ColdStartRecord };
+  | { type: "coldstart"; data: ColdStartRecord }
+  | { type: "problem"; data: ProblemRecord };
 
 /** What the feed reads from the autoscaler service. */
 export interface FeedSource {
@@ -72,6 +84,7 @@ export class DashboardFeed {
   readonly #samples: Sample[] = [];
   readonly #scales: ScaleRecord[] = [];
   readonly #coldStarts: ColdStartRecord[] = [];
+  readonly #problems: ProblemRecord[] = [];
   /** thaw-autoscaler: the latest scale-up from zero per revision, for the cold start's scale decision. */
   readonly #fromZero = new Map<string, number>();
   #timer: TimerHandle | undefined;
@@ -111,6 +124,7 @@ export class DashboardFeed {
       ...this.#samples.map((data) => ({ type: "sample" as const, data })),
       ...this.#scales.map((data) => ({ type: "scale" as const, data })),
       ...this.#coldStarts.map((data) => ({ type: "coldstart" as const, data })),
+      ...this.#problems.map((data) => ({ type: "problem" as const, data })),
     ];
   }
 
@@ -141,6 +155,7 @@ export class DashboardFeed {
           queueDepth: queueDepth ? queueDepth(rev) : null,
           lastColdStartMs: s.lastColdStartMs,
           scaleError: s.scaleError,
+          podProblem: s.podProblem,
         };
       }),
     };
@@ -151,7 +166,12 @@ export class DashboardFeed {
   }
 
   #onServiceEvent(e: AutoscalerEvent): void {
-    if (e.type === "scale") {
+    if (e.type === "problem") {
+      const { namespace, name: revision, severity, message, at: t } = e;
+      const record: ProblemRecord = { t, namespace, revision, severity, message };
+      push(this.#problems, record, this.#o.maxScaleEvents ?? 100);
+      this.#hub.emit({ type: "problem", data: record });
+    } else if (e.type === "scale") {
       const record: ScaleRecord = {
         t: e.at,
         namespace: e.namespace,

@@ -61,6 +61,13 @@ export const DASHBOARD_SCRIPT = `(function () {
       tr.appendChild(el("td", num(r.queueDepth), "num"));
       tr.appendChild(el("td", r.lastColdStartMs === null ? "\\u2013" : r.lastColdStartMs + " ms", "num"));
       rows.appendChild(tr);
+      // What is wrong with its pods (the app exited, wrong port, crash loop), right under the revision.
+      if (r.podProblem) {
+        var pr = el("tr", null, "problem");
+        pr.setAttribute("data-problem-of", keyOf(r));
+        var ptd = el("td", "\\u26a0 " + r.podProblem); ptd.colSpan = 11; ptd.setAttribute("role", "status");
+        pr.appendChild(ptd); rows.appendChild(pr);
+      }
     });
   }
 

@@ -29,6 +29,7 @@ export function dashboardPage(): string {
   .proxy { background: #e8eefc; color: #2747a0; }
   .serve { background: #e3f5e8; color: #1f6b35; }
   .cold, .muted { color: #5b6576; }
+  tr.problem td { color: #8a1f11; background: #fdecea; white-space: normal; }
   .controls { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: .4rem 0; }
   select, button { font: inherit; padding: .25rem .5rem; }
   .layout { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); gap: 1.2rem; }

@@ -61,6 +61,48 @@ describe("httpActivatorClient", () => {
       kind: "unavailable",
     },
   ];
+  it.each([
+    {
+      name: "504 with the activator's diagnosis keeps it apart from the message",
+      res: () =>
+        Response.json(
+          {
+            error: {
+              code: "ERR_ACTIVATION_TIMEOUT",
+              message: "r not ready: no listener",
+              detail: "no listener",
+            },
+          },
+          { status: 504, headers: { "retry-after": "3" } },
+        ),
+      want: {
+        kind: "timeout",
+        retryAfterSeconds: 3,
+        message: "r not ready: no listener",
+        detail: "no listener",
+      },
+    },
+    {
+      name: "503 ERR_REVISION_FAILED is the failing revision's cause, with the next restart's Retry-After",
+      res: () =>
+        Response.json(
+          {
+            error: { code: "ERR_REVISION_FAILED", message: "r is failing: app exited", detail: "app exited" },
+          },
+          { status: 503, headers: { "retry-after": "4" } },
+        ),
+      want: { kind: "failed", retryAfterSeconds: 4, message: "app exited" },
+    },
+  ])("$name", async ({ res, want }) => {
+    const app = activator(() => res());
+    const client = httpActivatorClient({
+      baseUrl: "http://act.test",
+      fetch: async (r) => app.fetch(r),
+      clock: new ManualClock(0),
+    });
+    expect(await client.activate({ namespace: "ns", name: "r", timeoutMs: 500 })).toEqual(want);
+  });
+
   for (const row of answers) {
     it(row.name, async () => {
       const app = activator(() => row.res());

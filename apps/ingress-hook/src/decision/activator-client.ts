@@ -16,7 +16,10 @@ export type FetchLike = (input: Request) => Promise<Response>;
 export type ActivationOutcome =
   | { kind: "ready"; endpoints: string[]; coldStart: boolean }
   | { kind: "unknown"; message: string }
-  | { kind: "timeout"; retryAfterSeconds: number | undefined; message: string }
+  /** `detail`: why the revision is not ready, as last seen (the activator's diagnosis), if known. */
+  | { kind: "timeout"; retryAfterSeconds: number | undefined; message: string; detail?: string }
+  /** The revision's pods are known to be failing; `message` is the cause. */
+  | { kind: "failed"; retryAfterSeconds: number | undefined; message: string }
   | {
       kind: "unavailable";
       message: string;
@@ -71,6 +74,7 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
             kind: "timeout",
             retryAfterSeconds: undefined,
             message: "activator did not answer in time",
+            detail: "the activator did not answer in time",
           };
         }
         return {
@@ -103,9 +107,15 @@ async function outcomeOf(res: Response): Promise<ActivationOutcome> {
   const err = (json as Partial<ApiError> | undefined)?.error;
   const message = typeof err?.message === "string" ? err.message : `HTTP ${res.status}`;
   const code = typeof err?.code === "string" ? err.code : "";
+  const retryAfterSeconds = parseRetryAfter(res.headers.get("retry-after"));
   if (res.status === 404 || code === ErrorCode.ERR_UNKNOWN_REVISION) return { kind: "unknown", message };
   if (res.status === 504 || code === ErrorCode.ERR_ACTIVATION_TIMEOUT) {
-    return { kind: "timeout", retryAfterSeconds: parseRetryAfter(res.headers.get("retry-after")), message };
+    const detail = typeof err?.detail === "string" && err.detail !== "" ? err.detail : undefined;
+    return { kind: "timeout", retryAfterSeconds, message, ...(detail ? { detail } : {}) };
+  }
+  if (code === ErrorCode.ERR_REVISION_FAILED) {
+    const cause = typeof err?.detail === "string" && err.detail !== "" ? err.detail : message;
+    return { kind: "failed", retryAfterSeconds, message: cause };
   }
   if (res.status === 401) {
     return { kind: "unavailable", message: `activator refused the hook's credentials: ${message}` };

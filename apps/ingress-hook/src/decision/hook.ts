@@ -238,7 +238,13 @@ export class IngressHook {
       case "timeout":
         return this.#deny(
           ErrorCode.ERR_ACTIVATION_TIMEOUT,
-          `revision ${key} did not become ready within ${timeoutMs} ms: ${outcome.message}`,
+          `revision ${key} did not become ready within ${timeoutMs} ms${outcome.detail ? `: ${outcome.detail}` : ""}`,
+          outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
+        );
+      case "failed":
+        return this.#deny(
+          ErrorCode.ERR_REVISION_FAILED,
+          `revision ${key} is failing: ${outcome.message}`,
           outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
         );
       case "unavailable":
@@ -316,6 +322,7 @@ export class IngressHook {
  */
 export function denyStatus(code: string): Deny["status"] {
   if (code === ErrorCode.ERR_ACTIVATION_TIMEOUT || code === ErrorCode.ERR_UPSTREAM) return 503;
+  if (code === ErrorCode.ERR_REVISION_FAILED) return 503;
   const s = httpStatusFor(code);
   return s === 400 || s === 404 ? s : 503;
 }

@@ -2,7 +2,9 @@ import { get as httpGet } from "node:http";
 import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { type GroupChild, spawnGroup } from "./child.js";
 import { freePorts } from "./free-port.js";
+import { listeningPorts } from "./listening-ports.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
+import { exitProblem, type PodProblem, portProblem } from "./pod-problem.js";
 import type { Reaper } from "./reaper.js";
 import type { Spare } from "./spare.js";
 import { launchScript } from "./spare-launcher.js";
@@ -96,6 +98,12 @@ export class LocalPod {
   #gone = false;
   #died = false;
   #probeTimer: NodeJS.Timeout | undefined;
+  #everReady = false;
+  /** The app's last output lines (what a crash report shows). */
+  #tail: string[] = [];
+  #appExit: number | string | undefined;
+  #portProblem: PodProblem | undefined;
+  #portCheckedAt = 0;
 
   constructor(options: LocalPodOptions) {
     this.#o = options;
@@ -116,6 +124,23 @@ export class LocalPod {
   /** True when a container exited on its own (not through `stop`): the pod is to be replaced. */
   get died(): boolean {
     return this.#died;
+  }
+
+  /**
+   * Why this pod is not serving, if it can be told: its app exited before it was ready (code, last output),
+   * or runs without listening on its port. Undefined once it was ready.
+   */
+  get problem(): PodProblem | undefined {
+    if (this.#everReady) return undefined;
+    if (this.#appExit !== undefined && this.#died) {
+      return exitProblem(this.#appExit, this.#o.spec.command, this.#tail);
+    }
+    return this.#stopping ? undefined : this.#portProblem;
+  }
+
+  /** True once the pod passed its readiness check at least once. */
+  get everReady(): boolean {
+    return this.#everReady;
   }
 
   /** True after `stop` was called. */
@@ -166,6 +191,10 @@ export class LocalPod {
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
     this.#o.reaper.add(this.pids);
+    const app = this.#app;
+    void app.exited.then((code) => {
+      this.#appExit = code;
+    });
     for (const child of [this.#app, this.#qp]) {
       void child.exited.then(() => this.#childExited());
     }
@@ -176,7 +205,11 @@ export class LocalPod {
   /** The app through a waiting launcher when its environment can be set from a shell, else spawned. */
   #launchApp(env: Record<string, string | undefined>): GroupChild {
     const { spec, launcher } = this.#o;
-    const onLine = (line: string) => this.#o.onLine?.("app", line);
+    const onLine = (line: string) => {
+      this.#tail.push(line.length > 300 ? `${line.slice(0, 300)}...` : line);
+      if (this.#tail.length > 20) this.#tail.shift();
+      this.#o.onLine?.("app", line);
+    };
     const script = launcher && launchScript(launcher.env, env, spec.command, spec.cwd, launcher.end);
     const launched = script ? launcher?.spare.take(script, onLine) : undefined;
     return (
@@ -197,11 +230,34 @@ export class LocalPod {
     if (this.#stopping || this.#gone || !this.#ports) return;
     const ok = await queueProbe(this.#ports.serving, this.#ready ? 1000 : 300);
     if (this.#stopping || this.#gone) return;
+    if (ok && !this.#everReady) {
+      this.#everReady = true;
+      this.#portProblem = undefined;
+    }
     if (ok !== this.#ready) {
       this.#ready = ok;
       this.#o.onChange();
-    }
+    } else if (!ok && !this.#everReady) await this.#checkPort();
     this.#scheduleProbe(ok ? (this.#o.readyProbeMs ?? 1000) : (this.#o.startProbeMs ?? 50));
+  }
+
+  /**
+   * While the pod has never been ready: once a second from 2 s after the start, which ports its app listens
+   * on, so "listens on 8099, not on $PORT" is said at once instead of after the request's timeout.
+   */
+  async #checkPort(): Promise<void> {
+    const now = this.#o.now();
+    const app = this.#app;
+    const ports = this.#ports;
+    if (!app?.alive || !ports || now - this.startedAt < 2000 || now - this.#portCheckedAt < 1000) return;
+    this.#portCheckedAt = now;
+    const listening = await listeningPorts(app.pid);
+    if (listening === undefined || this.#everReady || this.#stopping || this.#gone) return;
+    const problem = portProblem(this.#o.spec.portEnv, ports.user, listening);
+    if (problem?.message !== this.#portProblem?.message) {
+      this.#portProblem = problem;
+      this.#o.onChange();
+    }
   }
 
   #childExited(): void {

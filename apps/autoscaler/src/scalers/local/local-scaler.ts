@@ -8,6 +8,7 @@ import type { PodInfo, Scaler } from "../scaler.js";
 import { killGroupsOnExit } from "./child.js";
 import { type AppLauncher, LocalPod } from "./local-pod.js";
 import { KNATIVE_DRAIN_QUIET_PERIOD_MS, type LocalServiceSpec } from "./pod-env.js";
+import { type PodProblem, type RevisionProblem, withBackoff } from "./pod-problem.js";
 import { Reaper } from "./reaper.js";
 import { Spare } from "./spare.js";
 import { launcherCommand } from "./spare-launcher.js";
@@ -35,8 +36,15 @@ export interface LocalScalerOptions {
   onPodOutput?: (rev: RevisionKey, pod: string, container: "queue-proxy" | "app", line: string) => void;
   /** Queue-probe period while a pod starts (default 50 ms, Knative's aggressive probing). */
   startProbeMs?: number;
-  /** Delay before replacing a pod that died on its own (default 1 s). */
+  /**
+   * Delay before replacing a pod that died on its own (default 1 s); doubled for each pod in a row that died
+   * before it was ever ready (a crash loop), up to `maxRestartDelayMs`.
+   */
   restartDelayMs?: number;
+  /** Longest crash-loop back-off (default 30 s). */
+  maxRestartDelayMs?: number;
+  /** Why a revision's pods are not serving, when that changes (undefined: nothing to say any more). */
+  onProblem?: (rev: RevisionKey, problem: RevisionProblem | undefined) => void;
   now?: () => number;
 }
 
@@ -46,6 +54,14 @@ interface LocalRevision {
   pods: LocalPod[];
   listeners: Set<(pods: PodInfo[]) => void>;
   restartTimer: NodeJS.Timeout | undefined;
+  restartAt: number | undefined;
+  /** Pods in a row that died before they were ever ready; 0 once one is ready. */
+  crashes: number;
+  counted: WeakSet<LocalPod>;
+  /** The pause before the pending restart (ms). */
+  backoffMs: number;
+  base: PodProblem | undefined;
+  problem: RevisionProblem | undefined;
 }
 
 /** argv of the queue-proxy that ships with Thaw. */
@@ -96,7 +112,19 @@ export class LocalScaler implements Scaler {
   register(spec: LocalServiceSpec): void {
     const key = keyOf(spec);
     if (this.#revs.has(key)) throw new Error(`revision ${key} is already registered`);
-    this.#revs.set(key, { spec, desired: 0, pods: [], listeners: new Set(), restartTimer: undefined });
+    this.#revs.set(key, {
+      spec,
+      desired: 0,
+      pods: [],
+      listeners: new Set(),
+      restartTimer: undefined,
+      restartAt: undefined,
+      crashes: 0,
+      counted: new WeakSet(),
+      backoffMs: 0,
+      base: undefined,
+      problem: undefined,
+    });
     // The first spares (and the reaper) start with the first revision, before any request: nothing else
     // runs yet.
     if (!spec.queueProxy) this.#thawQueueProxy = true;
@@ -158,6 +186,8 @@ export class LocalScaler implements Scaler {
     const r = this.#get(rev);
     if (this.#closed) return;
     r.desired = Math.max(0, Math.floor(desired));
+    // Scaled to zero, the crash loop is over: the next start from zero is a fresh one.
+    if (r.desired === 0) r.crashes = 0;
     const fixed = fixedPorts(r.spec);
     if (fixed && r.desired > 1) {
       // Two queue-proxies cannot bind one port: a service with fixed ports runs one pod.
@@ -169,6 +199,11 @@ export class LocalScaler implements Scaler {
       r.desired = 1;
     }
     await this.#converge(r);
+  }
+
+  /** Why the revision has no ready pod, if that can be told. */
+  problem(rev: RevisionKey): RevisionProblem | undefined {
+    return this.#revs.get(keyOf(rev))?.problem;
   }
 
   pods(rev: RevisionKey): PodInfo[] {
@@ -264,6 +299,11 @@ export class LocalScaler implements Scaler {
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
+    if (pod.ready) r.crashes = 0;
+    else if (pod.died && !pod.everReady && !r.counted.has(pod)) {
+      r.counted.add(pod);
+      r.crashes++;
+    }
     // The next spare starts just after this pod is ready (or gone): spawning blocks this event loop for a
     // few ms, which the cold start's first requests, sent the moment the pod is ready, must not wait for.
     if (pod.ready || pod.gone) this.#warmSpareSoon();
@@ -271,14 +311,45 @@ export class LocalScaler implements Scaler {
     if (pod.gone || pod.died) {
       const live = r.pods.filter((p) => !p.stopping && !p.gone).length;
       if (!this.#closed && live < r.desired && !r.restartTimer) {
-        // Like a ReplicaSet: replace a pod that died on its own, after a pause so a crash loop stays slow.
+        // Like a ReplicaSet: replace a pod that died on its own, after a pause that doubles with each pod in
+        // a row that never got ready, so a crash loop stays slow (kubelet's CrashLoopBackOff, shorter).
+        const delay = Math.min(
+          this.#o.restartDelayMs * 2 ** Math.max(0, r.crashes - 1),
+          this.#o.maxRestartDelayMs ?? 30_000,
+        );
+        r.backoffMs = delay;
+        r.restartAt = this.#o.now() + delay;
         r.restartTimer = setTimeout(() => {
           r.restartTimer = undefined;
+          r.restartAt = undefined;
           void this.#converge(r);
-        }, this.#o.restartDelayMs);
+        }, delay);
       }
     }
+    this.#updateProblem(r, pod);
     this.#notify(r);
+  }
+
+  /**
+   * Recomputes what is wrong with the revision after `pod` changed, and says so when it changed: what a pod
+   * shows now (an exit before ready, a wrong port), else, while pods keep dying, the last crash.
+   */
+  #updateProblem(r: LocalRevision, pod: LocalPod): void {
+    const live = r.pods.filter((p) => !p.stopping && !p.gone);
+    let base: PodProblem | undefined;
+    if (!live.some((p) => p.ready) && r.desired > 0) {
+      base = pod.problem ?? live.map((p) => p.problem).find((p) => p !== undefined);
+      if (!base && r.crashes > 0) base = r.base;
+    }
+    r.base = base;
+    const waitMs = r.restartAt === undefined ? undefined : Math.max(0, r.restartAt - this.#o.now());
+    const next = base ? withBackoff(base, r.crashes, r.backoffMs, waitMs) : undefined;
+    if (r.problem?.message === next?.message) {
+      r.problem = next;
+      return;
+    }
+    r.problem = next;
+    this.#o.onProblem?.({ namespace: r.spec.namespace, name: r.spec.name }, next);
   }
 
   #notify(r: LocalRevision): void {

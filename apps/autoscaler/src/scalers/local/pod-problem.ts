@@ -1,0 +1,93 @@
+/**
+ * Why a local pod is not serving, in words for the person who wrote the service: what `thaw up` prints, the
+ * dashboard shows, and held requests are answered with. `failing` problems will not go away by waiting (held
+ * requests are answered at once); a `waiting` one may (a slow start), so it only explains a timeout.
+ */
+export interface PodProblem {
+  severity: "failing" | "waiting";
+  message: string;
+}
+
+/** Why a revision has no ready pod, when it can be told, with its crash-loop back-off. */
+export interface RevisionProblem extends PodProblem {
+  /** Pods in a row that died before they were ever ready. */
+  crashes: number;
+  /** How long until the next pod starts, if one waits out the crash-loop back-off (ms). */
+  restartInMs?: number;
+}
+
+/**
+ * `problem` as the revision's, its message ending with the crash loop's state when pods keep dying (the
+ * message changes with each failed start, not with time: a change is news).
+ */
+export function withBackoff(
+  problem: PodProblem,
+  crashes: number,
+  backoffMs: number,
+  restartInMs: number | undefined,
+): RevisionProblem {
+  let message = problem.message;
+  if (crashes > 1) {
+    message += ` (crash loop: ${crashes} starts in a row failed; restarting after ${fmtSeconds(backoffMs)})`;
+  }
+  const out: RevisionProblem = { severity: problem.severity, message, crashes };
+  if (restartInMs !== undefined) out.restartInMs = restartInMs;
+  return out;
+}
+
+/** Exit codes a shell gives a command it could not run (POSIX: 127 not found, 126 not executable). */
+const NOT_FOUND = 127;
+const NOT_EXECUTABLE = 126;
+
+/**
+ * The problem of an app that exited on its own before its pod was ready: its exit code or signal, what that
+ * code usually means, and the last lines it printed.
+ */
+export function exitProblem(
+  exit: number | string,
+  command: readonly string[],
+  lastLines: readonly string[],
+): PodProblem {
+  const program = command[0] ?? "";
+  const said = lastLines.join("\n");
+  let message: string;
+  if (exit === "ENOENT" || (exit === NOT_FOUND && /not found|No such file/i.test(said))) {
+    message = `no such command: ${program} (run.command[0]: not found on PATH or relative to run.cwd)`;
+  } else if (exit === NOT_EXECUTABLE) {
+    message = `cannot run ${program}: it is not an executable program (run.command[0]; check its mode)`;
+  } else if (typeof exit === "number") {
+    message = `app exited with code ${exit} before it was ready`;
+  } else {
+    message = `app was killed by ${exit} before it was ready`;
+  }
+  const tail = lastLines.slice(-5);
+  if (tail.length > 0) message += `; last output: ${tail.join(" | ")}`;
+  return { severity: "failing", message };
+}
+
+/**
+ * The problem of an app that runs but does not answer on `$PORT` (the port the queue-proxy forwards to):
+ * listening elsewhere is a mistake waiting will not fix; listening nowhere may be a slow start.
+ */
+export function portProblem(
+  portEnv: string,
+  port: number,
+  listening: readonly number[],
+): PodProblem | undefined {
+  if (listening.includes(port)) return undefined;
+  if (listening.length > 0) {
+    const where = listening.join(", ");
+    return {
+      severity: "failing",
+      message: `app listens on ${where}, not on $${portEnv}=${port}: read the port from the ${portEnv} environment variable`,
+    };
+  }
+  return {
+    severity: "waiting",
+    message: `app is running but has not listened on $${portEnv}=${port} yet`,
+  };
+}
+
+function fmtSeconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}

@@ -1,0 +1,121 @@
+import { createServer } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { request } from "./support/stack-harness.js";
+import { startUp, type UpRun, until } from "./support/up-process.js";
+
+/**
+ * A broken app is diagnosed at once (issue 27.1): `thaw up` (the real bin, a child process) says what went
+ * wrong in its terminal output and on the status API, and held requests are answered with the cause long
+ * before the revision's timeout instead of a bare 503 at its end.
+ */
+const TIMEOUT_S = 30;
+const runs: UpRun[] = [];
+afterAll(async () => {
+  await Promise.all(runs.map((r) => r.dispose()));
+});
+
+function service(command: string[], extra: string[] = []): string[] {
+  return [
+    "listen: 127.0.0.1:0",
+    "services:",
+    "  - name: broken",
+    "    hosts: [broken.localhost]",
+    `    timeoutSeconds: ${TIMEOUT_S}`,
+    ...extra,
+    `    run: { command: ${JSON.stringify(command)} }`,
+  ];
+}
+
+async function start(name: string, lines: string[]): Promise<UpRun> {
+  const run = await startUp(name, lines);
+  runs.push(run);
+  return run;
+}
+
+/** A free loopback port, found by binding 0 and letting go. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function revisionStatus(url: string): Promise<{ podProblem: string | null }> {
+  const r = await fetch(`${url}/_thaw/api/revisions`);
+  const all = (await r.json()) as { name: string; podProblem: string | null }[];
+  return all.find((x) => x.name === "broken") ?? { podProblem: null };
+}
+
+describe("thaw up diagnoses a broken app", () => {
+  it.each([
+    {
+      name: "an app that exits at once: its exit code and last output, then a crash loop",
+      command: [process.execPath, "-e", "console.error('boom'); process.exit(3)"],
+      cause: /app exited with code 3 before it was ready; last output: boom/,
+    },
+    {
+      name: "a command that does not exist",
+      command: ["no-such-binary-xyz"],
+      cause: /no such command: no-such-binary-xyz/,
+    },
+  ])("$name", async ({ command, cause }) => {
+    const { up } = await start("thaw-broken", service(command));
+    const began = Date.now();
+    const r = await request(up.url, { headers: { Host: "broken.localhost" } });
+    const waited = Date.now() - began;
+    expect(r.status).toBe(503);
+    const body = JSON.parse(r.body) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("ERR_REVISION_FAILED");
+    expect(body.error.message).toMatch(cause);
+    expect(r.headers["retry-after"]).toMatch(/^\d+$/);
+    // Answered at the first failed start, not at the revision's timeout.
+    expect(waited).toBeLessThan((TIMEOUT_S * 1000) / 2);
+    await until(() => /failing: /.test(up.out) && cause.test(up.out), 10_000, "the terminal line");
+    expect((await revisionStatus(up.url)).podProblem).toMatch(cause);
+  });
+
+  it("a crash loop backs off and says so", async () => {
+    const command = [process.execPath, "-e", "console.error('boom'); process.exit(3)"];
+    const { up } = await start("thaw-crashloop", service(command));
+    void request(up.url, { headers: { Host: "broken.localhost" } });
+    await until(
+      () => /crash loop: 3 starts in a row failed; restarting after 4\.0 s/.test(up.out),
+      20_000,
+      "the third failed start",
+    );
+    // Each failed start is one line, not one per probe or per second.
+    const lines = up.out.split("\n").filter((l) => l.includes("failing: app exited with code 3"));
+    expect(lines.length).toBeLessThanOrEqual(4);
+  });
+
+  it("an app that listens on another port than $PORT", async () => {
+    const other = await freePort();
+    const app = `require('node:http').createServer((q, s) => s.end('hi')).listen(${other}, '127.0.0.1')`;
+    const { up } = await start("thaw-wrongport", service([process.execPath, "-e", app]));
+    const r = await request(up.url, { headers: { Host: "broken.localhost" } });
+    expect(r.status).toBe(503);
+    const message = (JSON.parse(r.body) as { error: { message: string } }).error.message;
+    expect(message).toMatch(
+      new RegExp(`app listens on ${other}, not on \\$PORT=\\d+: read the port from the PORT`),
+    );
+    expect((await revisionStatus(up.url)).podProblem).toContain(`listens on ${other}`);
+  });
+
+  it("an app that never listens: the timeout names what was seen, once", async () => {
+    const lines = service([process.execPath, "-e", "setInterval(() => {}, 1000)"]).map((l) =>
+      l.includes("timeoutSeconds") ? "    timeoutSeconds: 4" : l,
+    );
+    const { up } = await start("thaw-nolisten", lines);
+    const r = await request(up.url, { headers: { Host: "broken.localhost" } });
+    expect(r.status).toBe(503);
+    const { code, message } = (JSON.parse(r.body) as { error: { code: string; message: string } }).error;
+    expect(code).toBe("ERR_ACTIVATION_TIMEOUT");
+    expect(message).toMatch(
+      /^revision default\/broken did not become ready within 4000 ms: app is running but has not listened on \$PORT=\d+ yet$/,
+    );
+  });
+});
