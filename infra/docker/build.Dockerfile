@@ -23,6 +23,7 @@ COPY packages/activation/package.json packages/activation/
 COPY packages/autoscaler/package.json packages/autoscaler/
 COPY packages/clock/package.json packages/clock/
 COPY packages/config/package.json packages/config/
+COPY packages/command-line/package.json packages/command-line/
 COPY packages/kubernetes/package.json packages/kubernetes/
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/readiness/package.json packages/readiness/
@@ -33,6 +34,7 @@ COPY tools/edge-e2e/package.json tools/edge-e2e/
 COPY tools/guards/package.json tools/guards/
 COPY tools/h1-diff/package.json tools/h1-diff/
 COPY tools/images/package.json tools/images/
+COPY tools/real-cluster/package.json tools/real-cluster/
 # NPM_CONFIG_USERCONFIG names the mounted npmrc (it names the mounted CA bundle as its cafile); without
 # the secrets npm uses its defaults.
 RUN --mount=type=secret,id=npmrc --mount=type=secret,id=npm_ca \

@@ -135,10 +135,14 @@ describe("thaw up gateway: streams open on pod 1 survive a scale-up to 2-3 pods"
     const scaledInMs = Date.now() - t0;
     expect(ready(), "ready pods after the burst").toBeGreaterThanOrEqual(2);
     // New requests spread over the new pods.
-    const after = await Promise.all(
-      Array.from({ length: 24 }, () => sseRead({ ...target, n: 5, gapMs: 100 })),
-    );
-    for (const r of after) for (const e of r.events) burstPids.add(e.data.pid);
+    // (Rounds until a second pod answers, 5 at most: on a loaded machine the new pod's first probe may
+    // land after the first round was already placed.)
+    for (let round = 0; round < 5 && burstPids.size < 2; round++) {
+      const after = await Promise.all(
+        Array.from({ length: 24 }, () => sseRead({ ...target, n: 5, gapMs: 100 })),
+      );
+      for (const r of after) for (const e of r.events) burstPids.add(e.data.pid);
+    }
     expect(burstPids.size, "pods that answered the burst and the requests after it").toBeGreaterThanOrEqual(
       2,
     );

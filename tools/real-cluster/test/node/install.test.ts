@@ -58,6 +58,8 @@ describe("the install docs/kubernetes.md describes, on a real node", () => {
       return r.stdout;
     };
     await ok(["apply", "-f", `${K8S}base/namespaces.yaml`]);
+    // The app's namespace is the user's: render writes it apart, and docs/kubernetes.md applies it first.
+    await ok(["apply", "-f", `${K8S}app-namespaces.yaml`]);
     await ok([
       "-n",
       "thaw-system",
