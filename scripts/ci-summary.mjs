@@ -16,8 +16,32 @@ function* reports(dir) {
   }
 }
 
+/** One block per failed test or suite: where, what, and the first lines of why. */
+function failedTests(report) {
+  const out = [];
+  for (const suite of report.testResults ?? []) {
+    const file = relative(root, suite.name ?? "");
+    const failedOnes = (suite.assertionResults ?? []).filter((a) => a.status === "failed");
+    if (suite.status === "failed" && failedOnes.length === 0)
+      out.push(`ci: FAILED ${file} (did not load): ${head(suite.message)}`);
+    for (const a of failedOnes)
+      out.push(`ci: FAILED ${file} > ${a.fullName}: ${head((a.failureMessages ?? []).join("\n"))}`);
+  }
+  return out;
+}
+
+/** The first lines of a failure message, enough to name the cause without the whole stack. */
+function head(text) {
+  return String(text ?? "")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .slice(0, 6)
+    .join("\n    ");
+}
+
 let passed = 0;
 let failed = 0;
+const failures = [];
 for (const top of ["packages", "apps", "tools", "examples"]) {
   if (!existsSync(join(root, top))) continue;
   for (const file of reports(join(root, top))) {
@@ -31,8 +55,11 @@ for (const top of ["packages", "apps", "tools", "examples"]) {
     console.log(
       `ci: ${relative(root, file)}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed`,
     );
+    failures.push(...failedTests(r));
   }
 }
+// The failures come last (CI shows the tail of the log): each test's name and the head of its message.
+for (const f of failures) console.log(f);
 try {
   const c = JSON.parse(readFileSync(join(root, ".conformance-results.json"), "utf8"));
   passed += c.passed;
