@@ -45,14 +45,17 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
   let rejections: Rejection[] = [];
   /** Replay connections (by their client port) and the connection whose log they write to. */
   const replays = new Map<number, { log: ConnectionLog; upgrade: [string, string][] }>();
+  /**
+   * Each server-side socket's log, bound by identity when the connection arrives (keyed by the client's
+   * port as it was then: a socket's port reads undefined once it is closed, and ports are reused).
+   */
+  const logs = new WeakMap<Socket, ConnectionLog>();
   const logOf = (socket: Socket): ConnectionLog => {
-    const replay = replays.get(socket.remotePort ?? 0);
-    if (replay !== undefined) return replay.log;
-    const port = socket.remotePort ?? 0;
-    let log = connections.get(port);
-    if (log === undefined || log.socket !== socket) {
+    let log = logs.get(socket);
+    if (log === undefined) {
       log = { socket, messages: [], rejection: null, closed: false };
-      connections.set(port, log);
+      connections.set(socket.remotePort ?? 0, log);
+      logs.set(socket, log);
     }
     return log;
   };
@@ -64,9 +67,17 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
       headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
     }
     // The replayed head of a refused upgrade: recorded with the fields it came with.
-    const replay = replays.get(req.socket.remotePort ?? 0);
-    if (replay !== undefined && headers.some(([n]) => n.toLowerCase() === REPLAYED)) {
+    // Its connection writes to the refused upgrade's log from here on.
+    const replay = headers.some(([n]) => n.toLowerCase() === REPLAYED)
+      ? replays.get(req.socket.remotePort ?? 0)
+      : undefined;
+    if (replay !== undefined) {
       headers = replay.upgrade;
+      const own = logs.get(req.socket);
+      if (own !== undefined && connections.get(req.socket.remotePort ?? 0) === own) {
+        connections.delete(req.socket.remotePort ?? 0);
+      }
+      logs.set(req.socket, replay.log);
     }
     const message: Message = {
       method: req.method ?? "",
