@@ -4,9 +4,11 @@
 //
 //   node scripts/edge-dev.mjs [--port 8787] [--gateway KEY=VALUE ...] [--activator KEY=VALUE ...]
 //
-// `wrangler dev -c a -c b` gives `--var`, `--env-file` and `.dev.vars` to the first worker only, so this
-// writes copies of apps/ingress-hook/wrangler.jsonc and apps/activator/wrangler.jsonc with the values in
-// their `vars` to a temporary folder (tokens never land in the repository), then runs
+// `wrangler dev -c a -c b` gives `--var` and `--env-file` to the first worker only, so this writes copies of
+// apps/ingress-hook/wrangler.jsonc and apps/activator/wrangler.jsonc to a temporary folder, each with its
+// values: tokens and secrets (a key with TOKEN, SECRET or PASSWORD) in a `.dev.vars` beside the copy, which
+// wrangler reads per config and shows as "(hidden)", the rest in its `vars` (shown in clear). Nothing lands
+// in the repository. Then it runs
 //   node_modules/.bin/wrangler dev --ip 127.0.0.1 --port <port> -c <gateway copy> -c <activator copy>
 // and removes the copies when wrangler exits. SIGINT/SIGTERM are passed to wrangler, which stops workerd.
 import { spawn } from "node:child_process";
@@ -40,15 +42,21 @@ for (let i = 0; i < argv.length; i++) {
   } else fail(`unknown argument ${JSON.stringify(a)}`);
 }
 
-/** A copy of a shipped config with `extra` merged into its vars (line comments dropped). */
+/** Values wrangler must not print: they go to `.dev.vars`, never to `vars`. */
+const SECRET_KEY = /TOKEN|SECRET|PASSWORD/i;
+
+/** A copy of a shipped config with `extra` merged in: secrets into `.dev.vars`, the rest into its vars. */
 function copy(dir, shipped, extra) {
   const c = JSON.parse(readFileSync(shipped, "utf8").replace(/^\s*\/\/.*$/gm, ""));
   c.main = join(dirname(shipped), c.main);
   delete c.$schema;
-  c.vars = { ...c.vars, ...extra };
+  const entries = Object.entries(extra);
+  c.vars = { ...c.vars, ...Object.fromEntries(entries.filter(([k]) => !SECRET_KEY.test(k))) };
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "wrangler.jsonc");
   writeFileSync(file, JSON.stringify(c, null, 2));
+  const secrets = entries.filter(([k]) => SECRET_KEY.test(k)).map(([k, v]) => `${k}=${JSON.stringify(v)}\n`);
+  if (secrets.length > 0) writeFileSync(join(dir, ".dev.vars"), secrets.join(""), { mode: 0o600 });
   return file;
 }
 

@@ -2,8 +2,9 @@
 // `npm start`: builds what `thaw up` needs (turbo, cached after the first run), then runs
 // `thaw up --config examples/hello/thaw.config.yaml`. `npm start -- --config <file>` takes any config;
 // other arguments (e.g. --verbose) are passed on to `thaw up`.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { buildWithProgress } from "./build-progress.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -11,15 +12,10 @@ if (!args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config="
   args.push("--config", "examples/hello/thaw.config.yaml");
 }
 
-console.log("npm start: building the stack (turbo run build --filter=thaw...)");
-const build = spawnSync("npx", ["turbo", "run", "build", "--filter=thaw...", "--output-logs=errors-only"], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
-});
-if (build.status !== 0) {
+const built = await buildWithProgress(root, "thaw...");
+if (built !== 0) {
   console.error("npm start: the build failed; see above");
-  process.exit(build.status ?? 1);
+  process.exit(built);
 }
 
 // thaw runs in its own process group and hears signals only from us: Ctrl-C reaches both npm and this

@@ -479,16 +479,38 @@ export class AutoscalerService {
   }
 
   #reason(r: Revision, from: number, to: number): string {
-    const target = r.policy.decider.targetValue;
-    const load = `stable ${fmt(r.stable)} / panic ${fmt(r.panicConc)} concurrent, target ${fmt(target)} per pod`;
+    const spec = r.policy.decider;
+    const settings = r.policy.settings;
     if (from === 0 && r.pokedAt !== undefined && this.#o.clock.now() - r.pokedAt < 5000) {
       return "request while scaled to zero";
     }
+    // Nothing asked for these pods but the revision's floor (at start, or after a scale to zero).
+    if (from === 0 && to === settings.minScale && r.stable === 0 && r.panicConc === 0) {
+      return `min-scale ${settings.minScale}: kept running without any request`;
+    }
     if (to === 0) return "idle: no load for the stable window and the grace period";
+    const unit = spec.scalingMetric === "rps" ? "requests per second" : "concurrent";
+    const load = `stable ${fmt(r.stable)} / panic ${fmt(r.panicConc)} ${unit}, target ${fmt(spec.targetValue)} per pod`;
+    return `${r.decider.panicking ? "panic: " : ""}${load}${this.#limit(r, from, to)}`;
+  }
+
+  /** Which bound held a scale step short of what the load asked for: the same words up and down. */
+  #limit(r: Revision, from: number, to: number): string {
+    const spec = r.policy.decider;
     const max = r.policy.settings.maxScale;
-    const capped =
-      max > 0 && to === max && r.status.desiredScale > max ? ` (capped by max-scale ${max})` : "";
-    return `${r.decider.panicking ? "panic: " : ""}${load}${capped}`;
+    const asked = r.status.desiredScale;
+    if (to > from) {
+      if (max > 0 && to === max && asked > max) return ` (capped by max-scale ${max})`;
+      return "";
+    }
+    // The load alone would go lower: the decider's floor of ready / max-scale-down-rate held it here.
+    const wanted = Math.ceil(r.stable / spec.targetValue);
+    if (wanted < to && to === r.policy.settings.minScale) return ` (held at ${to} by min-scale ${to})`;
+    const ready = Math.max(1, r.readyPods);
+    if (!r.decider.panicking && wanted < to && to === Math.floor(ready / spec.maxScaleDownRate)) {
+      return ` (held at ${to} by max-scale-down-rate ${fmt(spec.maxScaleDownRate)}: at most ${ready} / ${fmt(spec.maxScaleDownRate)} per step)`;
+    }
+    return "";
   }
 
   #statusOf(r: Revision): RevisionStatus {

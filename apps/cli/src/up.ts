@@ -94,20 +94,21 @@ export async function upCommand(opts: UpOptions): Promise<number> {
   // Both formats come from the dashboard's records, so the terminal, the logs and the page agree.
   if (opts.logFormat === "json") {
     const logger = pinoLogger({ write: (line: string) => out(line.replace(/\n$/, "")) });
-    logDashboardRecords(stack.feed, logger);
     logger.info("thaw up listening", {
       url: base,
       dashboard: `${base}/_thaw/`,
       config: opts.config,
       tracing: traced != null,
     });
+    // What happened before this line (a min-scale service's first pods) is logged too.
+    logDashboardRecords(stack.feed, logger);
   } else {
-    stack.feed.on((e) => {
+    // tracingFromEnv gives null when tracing is off.
+    banner(out, base, opts.config, loaded.config, secret, traced != null);
+    stack.feed.records((e) => {
       const line = formatRecord(e);
       if (line) out(line);
     });
-    // tracingFromEnv gives null when tracing is off.
-    banner(out, base, opts.config, loaded.config, secret, traced != null);
   }
   return new Promise<number>((resolve) => {
     let signals = 0;

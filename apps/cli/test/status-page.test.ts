@@ -92,7 +92,19 @@ describe("dashboard page in real Chromium, fed by a hand-made status", () => {
     );
     const cells = await row.locator("td").allInnerTexts();
     // ready, desired, mode, panic, stable, panic conc., target (unknown), excess burst, queue (unknown).
-    expect(cells).toEqual(["default/hello", "2", "2", "serve", "no", "0", "0", "–", "-211", "–", "812 ms"]);
+    expect(cells).toEqual([
+      "default/hello",
+      "2",
+      "2",
+      "serve",
+      "no",
+      "0",
+      "0",
+      "–",
+      "-211 (activator in path)",
+      "–",
+      "812 ms",
+    ]);
     await page.close();
   });
 

@@ -2,4 +2,5 @@
 export { parseDurationMs } from "./duration.js";
 export { type ConfigIssue, type ConfigResult, formatIssues, parseConfig } from "./parse.js";
 export { parseConfigText } from "./parse-text.js";
+export { configReference, type ReferenceRow, renderConfigReference } from "./reference.js";
 export { configSchema, type ServiceConfig, type ThawConfig } from "./schema.js";

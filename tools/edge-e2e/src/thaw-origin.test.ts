@@ -66,6 +66,14 @@ afterAll(async () => {
 }, 60_000);
 
 describe("wrangler dev (gateway + activator Workers) in front of thaw up (origin a: the activation API)", () => {
+  it("prints no token: edge-dev puts them in .dev.vars, which wrangler shows as (hidden), not in vars", () => {
+    const out = edge.proc.out();
+    expect(out).toMatch(/env\.ORIGIN_TOKEN \("\(hidden\)"\)/);
+    expect(out).toMatch(/env\.THAW_ORIGIN_TOKEN \("\(hidden\)"\)/);
+    expect(out).not.toContain(ORIGIN_TOKEN);
+    expect(out).not.toContain(EDGE_TOKEN);
+  });
+
   it("a wrong token is refused with 401 and changes nothing", async () => {
     const body = JSON.stringify({ namespace: "default", name: "hello", timeoutMs: 1000 });
     const wrong = await get(`${originUrl}/v1/activate`, {

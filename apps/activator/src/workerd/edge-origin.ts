@@ -124,7 +124,16 @@ export async function activateAtThawOrigin(
       return { ok: true, endpoints: a.endpoints, coldStart: a.coldStart === true, waitedMs: a.waitedMs ?? 0 };
     }
   }
-  const e = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+  const e = (json as { error?: { code?: string; message?: string; detail?: string } } | undefined)?.error;
+  // The origin knows its revision is failing (the app exits, listens on the wrong port): pass its cause on,
+  // so the edge answers now with it instead of waiting for the revision's timeout.
+  if (res.status === 503 && e?.code === ErrorCode.ERR_REVISION_FAILED) {
+    return {
+      ok: false,
+      code: ErrorCode.ERR_REVISION_FAILED,
+      message: e.detail ?? e.message ?? text.slice(0, 200),
+    };
+  }
   const code =
     res.status === 504
       ? ErrorCode.ERR_DEADLINE

@@ -87,6 +87,8 @@ export class DashboardFeed {
   readonly #problems: ProblemRecord[] = [];
   /** thaw-autoscaler: the latest scale-up from zero per revision, for the cold start's scale decision. */
   readonly #fromZero = new Map<string, number>();
+  /** Each revision's latest cold start as its record says: the table shows the timeline's own figure. */
+  readonly #lastColdStart = new Map<string, number>();
   #timer: TimerHandle | undefined;
   #off: () => void = () => {};
   #count = 0;
@@ -128,9 +130,22 @@ export class DashboardFeed {
     ];
   }
 
+  /**
+   * Every kept record that is not a sample (scale events, cold starts, problems) in time order, then each
+   * new one as it comes: what a log started after the stack (thaw up's terminal) must still show.
+   */
+  records(listener: (e: Exclude<DashboardEvent, { type: "sample" }>) => void): () => void {
+    const kept = this.replay().filter((e) => e.type !== "sample");
+    for (const e of kept.sort((a, b) => timeOf(a) - timeOf(b))) listener(e);
+    return this.#hub.on((e) => {
+      if (e.type !== "sample") listener(e);
+    });
+  }
+
   /** Publishes a finished cold start (thaw up's recorder). */
   coldStart(record: ColdStartRecord): void {
     push(this.#coldStarts, record, this.#o.maxColdStarts ?? 20);
+    this.#lastColdStart.set(`${record.namespace}/${record.revision}`, record.totalMs);
     this.#hub.emit({ type: "coldstart", data: record });
   }
 
@@ -153,7 +168,8 @@ export class DashboardFeed {
           target: source.targetOf(rev) ?? null,
           excessBurstCapacity: s.excessBurstCapacity,
           queueDepth: queueDepth ? queueDepth(rev) : null,
-          lastColdStartMs: s.lastColdStartMs,
+          // thaw up's record when it has one (the timeline's figure); thaw-autoscaler's records are the service's.
+          lastColdStartMs: this.#lastColdStart.get(`${s.namespace}/${s.name}`) ?? s.lastColdStartMs,
           scaleError: s.scaleError,
           podProblem: s.podProblem,
         };
@@ -209,4 +225,9 @@ export class DashboardFeed {
 function push<T>(list: T[], item: T, max: number): void {
   list.push(item);
   if (list.length > max) list.splice(0, list.length - max);
+}
+
+/** When a record happened: its event time, or a cold start's beginning. */
+function timeOf(e: Exclude<DashboardEvent, { type: "sample" }>): number {
+  return e.type === "coldstart" ? e.data.startedAt : e.data.t;
 }

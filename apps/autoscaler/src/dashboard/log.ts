@@ -6,7 +6,5 @@ import type { DashboardFeed } from "./feed.js";
  * the fields of the page's records (docs/dashboard.md); samples are not logged. Returns the unsubscribe.
  */
 export function logDashboardRecords(feed: DashboardFeed, logger: Logger): () => void {
-  return feed.on((e) => {
-    if (e.type !== "sample") logger.info(e.type, { ...e.data });
-  });
+  return feed.records((e) => logger.info(e.type, { ...e.data }));
 }

@@ -57,7 +57,9 @@ export const DASHBOARD_SCRIPT = `(function () {
       tr.appendChild(el("td", num(r.stableConcurrency), "num"));
       tr.appendChild(el("td", num(r.panicConcurrency), "num"));
       tr.appendChild(el("td", num(r.target), "num"));
-      tr.appendChild(el("td", String(r.excessBurstCapacity), "num"));
+      // Below 0 the pods lack target-burst-capacity's spare room, so the activator stays in the path.
+      var ebc = r.excessBurstCapacity;
+      tr.appendChild(el("td", ebc + (ebc < 0 ? " (activator in path)" : " (spare)"), "num"));
       tr.appendChild(el("td", num(r.queueDepth), "num"));
       tr.appendChild(el("td", r.lastColdStartMs === null ? "\\u2013" : r.lastColdStartMs + " ms", "num"));
       rows.appendChild(tr);

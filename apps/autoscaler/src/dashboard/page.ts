@@ -65,11 +65,15 @@ export function dashboardPage(): string {
     <thead><tr>
       <th scope="col">revision</th><th scope="col">ready</th><th scope="col">desired</th><th scope="col">mode</th>
       <th scope="col">panic</th><th scope="col">stable conc.</th><th scope="col">panic conc.</th><th scope="col">target</th>
-      <th scope="col">excess burst</th><th scope="col">queue</th><th scope="col">last cold start</th>
+      <th scope="col"><a href="#excess-burst-note">excess burst</a></th><th scope="col">queue</th><th scope="col">last cold start</th>
     </tr></thead>
     <tbody id="rows"><tr><td colspan="11" class="cold">waiting for the first sample…</td></tr></tbody>
   </table>
   </div>
+  <p class="muted" id="excess-burst-note">excess burst: request slots the ready pods have beyond
+  target-burst-capacity (pods × per-pod capacity − target-burst-capacity − panic concurrency). Below 0 the
+  activator stays in the request path (mode proxy) to spread a burst; at 0 or more, with pods wanted,
+  requests go straight to the pods (mode serve).</p>
 </section>
 <section aria-labelledby="h-chart">
   <h2 id="h-chart">Last 10 minutes</h2>

@@ -24,12 +24,13 @@ export function formatReport(r: SimulationResult): string {
   lines.push("replicas over time (changes only)");
   lines.push("      time  desired  replicas  ready  concurrency  mode   panic");
   let prev = "";
+  // `proxy` / `serve`, as thaw up, its dashboard and the status API write the mode.
   for (const p of r.timeline) {
     const key = `${p.desired}/${p.replicas}/${p.readyPods}/${p.mode}/${p.panicking}`;
     if (key === prev) continue;
     prev = key;
     lines.push(
-      `${sec(p.tMs).padStart(10)}  ${String(p.desired).padStart(7)}  ${String(p.replicas).padStart(8)}  ${String(p.readyPods).padStart(5)}  ${p.concurrency.toFixed(2).padStart(11)}  ${p.mode.padEnd(5)}  ${p.panicking ? "yes" : "no"}`,
+      `${sec(p.tMs).padStart(10)}  ${String(p.desired).padStart(7)}  ${String(p.replicas).padStart(8)}  ${String(p.readyPods).padStart(5)}  ${p.concurrency.toFixed(2).padStart(11)}  ${p.mode.toLowerCase().padEnd(5)}  ${p.panicking ? "yes" : "no"}`,
     );
   }
   return `${lines.join("\n")}\n`;

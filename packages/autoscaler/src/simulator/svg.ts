@@ -22,7 +22,8 @@ function niceMax(v: number): number {
 export function renderSvg(r: SimulationResult, title = "thaw-simulate"): string {
   const pts = r.timeline;
   const endMs = Math.max(1, r.endMs, pts.length > 0 ? (pts[pts.length - 1]?.tMs ?? 0) : 0);
-  const maxRep = niceMax(Math.max(1, ...pts.map((p) => Math.max(p.replicas, p.desired))));
+  // The axis fits the line drawn: replicas, not the decider's wish (which max-scale may cap far below).
+  const maxRep = niceMax(Math.max(1, ...pts.map((p) => p.replicas)));
   const maxConc = niceMax(Math.max(1, ...pts.map((p) => p.concurrency)));
   const pw = W - PAD.l - PAD.r;
   const ph = H - PAD.t - PAD.b;

@@ -26,6 +26,7 @@ export function parseTrace(text: string, format?: TraceFormat): ParseResult<Trac
   const issues: Issue[] = [];
   const lines = text.split("\n");
   let sorted = true;
+  let seenRow = false;
   for (let i = 0; i < lines.length && issues.length < MAX_ISSUES; i++) {
     const line = (lines[i] as string).trim();
     if (line === "" || line.startsWith("#")) continue;
@@ -52,7 +53,10 @@ export function parseTrace(text: string, format?: TraceFormat): ParseResult<Trac
       written = [a, d];
     } else {
       const cells = line.split(",").map((c) => c.trim());
-      if (out.length === 0 && issues.length === 0 && !/^[-+.\d]/.test(cells[0] ?? "")) continue; // header
+      // Only the first row may be a header: a later `abc,100` is a bad row, not a second header.
+      const first = !seenRow;
+      seenRow = true;
+      if (first && !/^[-+.\d]/.test(cells[0] ?? "")) continue;
       if (cells.length < 2) {
         issues.push({ path: `${where}: duration_ms`, message: "missing; expected arrival_ms,duration_ms" });
         continue;
