@@ -100,6 +100,7 @@ describe("AutoscalerService", () => {
         "scaleError",
         "podProblem",
         "stableConcurrency",
+        "warm",
       ].sort(),
     );
     expect(s).toMatchObject({ desiredScale: 0, readyPods: 0, mode: "proxy", lastColdStartMs: null });

@@ -251,6 +251,8 @@ export async function startStack(
       reporter,
       ...(config.token ? { token: config.token } : {}),
       logger,
+      // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
+      warm: (key, ttlMs) => service.hint(key, ttlMs) ?? clock.now(),
       podName: "thaw-up",
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
     },

@@ -69,12 +69,6 @@ describe("parseSchedules", () => {
       message: /matches no date/,
     },
     {
-      name: "an unknown key",
-      raw: [{ start: "0 8 * * *", duration: "1h", minScale: 1, replicas: 2 }],
-      path: "schedules[0].replicas",
-      message: /unknown field/,
-    },
-    {
       name: "a number as cron",
       raw: [{ start: 8, duration: "1h", minScale: 1 }],
       path: "schedules[0].start",
