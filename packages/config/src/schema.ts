@@ -248,6 +248,16 @@ export const configSchema = strict({
       startupDelay: v.optional(duration),
       tick: v.optional(duration),
       initialReplicas: v.optional(int(0, 10_000, "ready pods at time 0 of the simulation")),
+      // Wall-clock instant of trace time 0 (ISO 8601, e.g. 2026-12-07T06:00:00Z), for the services' schedules.
+      start: v.optional(
+        v.pipe(
+          v.string("must be an ISO 8601 instant such as 2026-12-07T06:00:00Z"),
+          v.check(
+            (t) => Number.isFinite(Date.parse(t)),
+            "must be an ISO 8601 instant such as 2026-12-07T06:00:00Z",
+          ),
+        ),
+      ),
     }),
   ),
   // Wake hints: a request on `path` keeps `services` at ≥ 1 pod for `ttlSeconds` (e.g. a login page warming
