@@ -278,6 +278,16 @@ export async function startStack(
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
     activationTimeoutFor: (key) => timeouts.get(key),
+    // `warm:` rules: a request on the path sends wake hints through the same authenticated /v1/activate.
+    warm: config.warm.map((r) => ({
+      path: r.path,
+      hosts: r.hosts.map((h) => h.toLowerCase()),
+      services: r.services.map((s) => {
+        const [ns, name] = s.includes("/") ? s.split("/", 2) : ["default", s];
+        return { namespace: ns as string, name: name as string };
+      }),
+      ttlSeconds: r.ttlSeconds,
+    })),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appService, helloApp } from "./support/stack-harness.js";
+import { appService, helloApp, request } from "./support/stack-harness.js";
 import { startUp, type UpRun, until } from "./support/up-process.js";
 
 /**
@@ -43,6 +43,8 @@ describe("warm before need under thaw up", () => {
       "autoscaler:",
       `  stable-window: ${STABLE_S}s`,
       `  scale-to-zero-grace-period: ${GRACE_S}s`,
+      "warm:",
+      `  - { path: /login, services: [hinted], ttlSeconds: ${TTL_S} }`,
       "services:",
       ...appService("sched", helloApp, [
         "    schedules:",
@@ -117,5 +119,22 @@ describe("warm before need under thaw up", () => {
       "scale to zero after the TTL",
     );
     expect((await statusOf(base, "hinted")).warm.hintUntilMs).toBeNull();
+  });
+
+  it("a request on a warm path sends a hint through the hook: the service behind it gets a pod, the request is not held", async () => {
+    expect((await statusOf(base, "hinted")).readyPods).toBe(0);
+    const t0 = Date.now();
+    const res = await request(base, { path: "/login", headers: { host: "sched.localhost" } });
+    expect(res.status).toBe(200);
+    // sched is warm (its window): the login page answered without waiting for hinted's start.
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await until(
+      async () => (await statusOf(base, "hinted")).readyPods === 1,
+      30_000,
+      "hinted warmed by /login",
+    );
+    const s = await statusOf(base, "hinted");
+    expect(s.warm.hintUntilMs).not.toBeNull();
+    expect(s.stableConcurrency).toBe(0);
   });
 });
