@@ -27,6 +27,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
+import { warmRulesOf } from "@thaw/ingress-hook/node";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
@@ -279,15 +280,7 @@ export async function startStack(
     // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
     activationTimeoutFor: (key) => timeouts.get(key),
     // `warm:` rules: a request on the path sends wake hints through the same authenticated /v1/activate.
-    warm: config.warm.map((r) => ({
-      path: r.path,
-      hosts: r.hosts.map((h) => h.toLowerCase()),
-      services: r.services.map((s) => {
-        const [ns, name] = s.includes("/") ? s.split("/", 2) : ["default", s];
-        return { namespace: ns as string, name: name as string };
-      }),
-      ttlSeconds: r.ttlSeconds,
-    })),
+    warm: warmRulesOf(config),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();
