@@ -215,6 +215,12 @@ export interface ActivatorDeps {
   podName?: string;
   /** Spans for activation, queueing and forwarding; absent = tracing off (no span, no header touched). */
   tracer?: Tracer;
+  /**
+   * Takes a wake hint (`ttlSeconds` on `/v1/activate`): keep the revision at ≥ 1 pod for `ttlMs` without
+   * counting it as load; returns until when (epoch ms). Absent = this activator has no scaler to tell, and a
+   * hint is refused.
+   */
+  warm?: (key: RevisionKey, ttlMs: number) => number;
   /** Heartbeat period of `/v1/watch` (default 15 s). */
   watchPingMs?: number;
   /**

@@ -14,6 +14,7 @@ const base: RevisionStatus = {
   lastColdStartMs: null,
   scaleError: null,
   podProblem: null,
+  warm: { window: null, hintUntilMs: null, minScale: 0 },
 };
 
 /** One different value per field: a field left out of the comparison fails its row. */
@@ -30,6 +31,7 @@ const changed: { [K in keyof RevisionStatus]-?: RevisionStatus[K] } = {
   lastColdStartMs: 0,
   scaleError: "denied",
   podProblem: "app exited with code 3 before it was ready",
+  warm: { window: { name: "office", minScale: 2, sinceMs: 0, untilMs: 1 }, hintUntilMs: null, minScale: 2 },
 };
 
 describe("sameStatus", () => {

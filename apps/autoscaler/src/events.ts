@@ -1,3 +1,5 @@
+import type { WarmStatus } from "./warm.js";
+
 /** DESIGN.md contract 4: what `GET /_thaw/api/revisions` returns per revision, exactly these fields. */
 export interface RevisionStatus {
   namespace: string;
@@ -24,6 +26,8 @@ export interface RevisionStatus {
    * crash-loop back-off); null = nothing known to be wrong.
    */
   podProblem: string | null;
+  /** What keeps the revision warm now: the schedule window in force, a wake hint, the min-scale they make. */
+  warm: WarmStatus;
 }
 
 /**
@@ -45,7 +49,10 @@ export function sameStatus(a: RevisionStatus, b: RevisionStatus): boolean {
       ? a.lastColdStartMs === b.lastColdStartMs
       : sameNumber(a.lastColdStartMs, b.lastColdStartMs)) &&
     a.scaleError === b.scaleError &&
-    a.podProblem === b.podProblem
+    a.podProblem === b.podProblem &&
+    a.warm.minScale === b.warm.minScale &&
+    a.warm.hintUntilMs === b.warm.hintUntilMs &&
+    a.warm.window?.name === b.warm.window?.name
   );
 }
 

@@ -72,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       autoscaling: s.autoscaling,
       containerConcurrency: s.containerConcurrency,
       autoscalingPath: `services[${i}].autoscaling`,
+      schedules: s.schedules,
+      schedulesPath: `services[${i}].schedules`,
     });
     if (!policy.ok) {
       process.stderr.write(`${formatIssues(policy.issues, config)}\n`);
@@ -119,6 +121,8 @@ async function main(argv: string[]): Promise<number> {
           autoscaling: withOverrides(s.autoscaling, over.block),
           containerConcurrency: s.containerConcurrency,
           autoscalingPath: where,
+          schedules: s.schedules,
+          schedulesPath: `services[${i}].schedules`,
         });
         if (next.ok) service.updatePolicy(rev, next.value);
         else for (const issue of next.issues) jsonLogger.warn("annotations not applied", { ...issue });

@@ -7,7 +7,9 @@ import {
   metricSpecFor,
   parseAutoscalerConfig,
   parseAutoscalingBlock,
+  parseSchedules,
   type ScaleSettings,
+  type ScheduleWindow,
   scaleSettingsFor,
 } from "@thaw/autoscaler";
 
@@ -16,6 +18,8 @@ export interface RevisionPolicy {
   decider: DeciderSpec;
   metric: MetricSpec;
   settings: ScaleSettings;
+  /** Time windows with their own min-scale (`services[i].schedules`). */
+  schedules: ScheduleWindow[];
 }
 
 /** A problem with a field path, as @thaw/config reports them. */
@@ -34,6 +38,9 @@ export interface PolicyInput {
   /** Field path prefixes for issues. */
   globalPath?: string;
   autoscalingPath?: string;
+  /** The service's `schedules` list, as written. */
+  schedules?: unknown;
+  schedulesPath?: string;
 }
 
 /** The string the collector stores as "there is something to scrape" (pods are scraped directly). */
@@ -59,13 +66,17 @@ export function policyFor(
   );
   if (!block.ok) issues.push(...block.issues);
   if (issues.length > 0 || !block.ok) return { ok: false, issues };
+  const settings = scaleSettingsFor(block.value.config, block.value.annotations);
+  const schedules = parseSchedules(input.schedules, input.schedulesPath ?? "schedules", settings.maxScale);
+  if (!schedules.ok) return { ok: false, issues: schedules.issues };
   const facts = { containerConcurrency: input.containerConcurrency, annotations: block.value.annotations };
   return {
     ok: true,
     value: {
       decider: deciderSpecFor(block.value.config, facts),
       metric: metricSpecFor(block.value.config, facts, SCRAPE_PODS),
-      settings: scaleSettingsFor(block.value.config, block.value.annotations),
+      settings,
+      schedules: schedules.value,
     },
   };
 }

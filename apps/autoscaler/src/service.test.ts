@@ -100,6 +100,7 @@ describe("AutoscalerService", () => {
         "scaleError",
         "podProblem",
         "stableConcurrency",
+        "warm",
       ].sort(),
     );
     expect(s).toMatchObject({ desiredScale: 0, readyPods: 0, mode: "proxy", lastColdStartMs: null });
@@ -271,5 +272,58 @@ describe("autoscaler metrics (docs/metrics.md)", () => {
     expect(m.registry.render()).toContain('revision="hello"');
     service.removeRevision(rev);
     expect(m.registry.render()).not.toContain('revision="hello"');
+  });
+});
+
+describe("AutoscalerService: warm before need", () => {
+  function warmSetup(schedules: unknown[]) {
+    const clock = new ManualClock(Date.UTC(2027, 0, 15, 8, 0)); // a Friday, 08:00 UTC
+    const scaler = new FakeScaler(clock);
+    const events: AutoscalerEvent[] = [];
+    const service = new AutoscalerService({ scaler, clock, random: () => 0 });
+    service.on((e) => events.push(e));
+    const p = policyFor({
+      global: { "stable-window": "6s", "scale-to-zero-grace-period": "4s" },
+      containerConcurrency: 2,
+      schedules,
+    });
+    if (!p.ok) throw new Error(JSON.stringify(p.issues));
+    service.addRevision(rev, p.value);
+    service.start();
+    const scales = () =>
+      events.flatMap((e) => (e.type === "scale" ? [`${e.from}->${e.to}: ${e.reason}`] : []));
+    return { clock, scaler, service, scales };
+  }
+
+  it("holds the window's min-scale with no load while it is open, then scales to zero once it closes", async () => {
+    const { clock, scaler, service, scales } = warmSetup([
+      { name: "morning", start: "0 8 * * *", duration: "2m", minScale: 2 },
+    ]);
+    await clock.advance(0);
+    expect(scales()).toEqual(["0->2: schedule window morning: min-scale 2"]);
+    scaler.readyAll();
+    await clock.advance(60_000);
+    expect(service.status(rev)?.warm.window?.name).toBe("morning");
+    expect(service.status(rev)?.desiredScale).toBe(2);
+    // 08:02 the window closes: no load, so the stable window and the grace period take it to zero.
+    await clock.advance(60_000 + 20_000);
+    expect(service.status(rev)?.warm.window).toBeNull();
+    expect(scales().at(-1)).toMatch(/^2->0/);
+  });
+
+  it("a wake hint holds 1 pod for its TTL, a later one extends it, and neither enters the metrics", async () => {
+    const { clock, scaler, service, scales } = warmSetup([]);
+    await clock.advance(0);
+    expect(service.hint(rev, 10_000)).toBe(clock.now() + 10_000);
+    await clock.advance(0);
+    expect(scales()).toEqual(["0->1: wake hint: kept at 1 pod without load"]);
+    scaler.readyAll();
+    await clock.advance(8_000);
+    service.hint(rev, 10_000);
+    await clock.advance(8_000);
+    expect(service.status(rev)?.desiredScale).toBe(1);
+    expect(service.status(rev)?.stableConcurrency).toBe(0);
+    await clock.advance(20_000);
+    expect(service.status(rev)?.desiredScale).toBe(0);
   });
 });

@@ -21,6 +21,7 @@ import type { Scaler } from "./scalers/scaler.js";
 import type { ScrapeResult } from "./scrape.js";
 import { httpScrapeStat } from "./scrape-http.js";
 import type { PushedStat } from "./stat-ingest.js";
+import { warmAt } from "./warm.js";
 
 /** Knative's decider tick and scrape period (e.1). */
 export const DECIDER_TICK_MS = 2000;
@@ -66,6 +67,8 @@ interface Revision {
   scaleError: string | null;
   podProblem: string | null;
   scrapeErrors: number;
+  /** Until when a wake hint keeps the revision at ≥ 1 pod (epoch ms). */
+  hintUntil: number | undefined;
 }
 
 /** One revision's decider outputs and counters, as the Prometheus metrics read them (docs/metrics.md). */
@@ -160,6 +163,7 @@ export class AutoscalerService {
       scaleError: null,
       podProblem: null,
       scrapeErrors: 0,
+      hintUntil: undefined,
     };
     this.#revs.set(key, r);
     r.unsubscribe = this.#o.scaler.subscribe(r.rev, () => this.#reconcileSoon(r));
@@ -216,6 +220,19 @@ export class AutoscalerService {
   poke(rev: RevisionKey): boolean {
     const stat = { ...emptyStat("poke"), averageConcurrentRequests: 1, requestCount: 1 };
     return this.record([{ rev, stat }]).unknown === 0;
+  }
+
+  /**
+   * A wake hint: keep the revision at ≥ 1 pod for `ttlMs` from now (a later hint extends, never shortens).
+   * Not load: nothing enters the metric windows. Returns until when, or undefined for an unknown revision.
+   */
+  hint(rev: RevisionKey, ttlMs: number): number | undefined {
+    const r = this.#revs.get(keyOf(rev));
+    if (!r) return undefined;
+    const until = this.#o.clock.now() + ttlMs;
+    r.hintUntil = Math.max(r.hintUntil ?? 0, until);
+    this.#reconcileSoon(r);
+    return r.hintUntil;
   }
 
   /**
@@ -389,7 +406,8 @@ export class AutoscalerService {
   async #reconcileOnce(r: Revision): Promise<void> {
     const { clock } = this.#o;
     let now = clock.now();
-    const settings = r.policy.settings;
+    // Schedules and wake hints raise min-scale only; the decider's load reading is untouched.
+    const { settings } = warmAt(r.policy, r.hintUntil, now);
     // Decide from the count the platform holds (Knative reads the scale subresource each reconcile):
     // otherwise a Deployment that starts at 1 is taken to be at 0 and never scaled down.
     const held = this.#o.scaler.replicas?.(r.rev);
@@ -439,7 +457,7 @@ export class AutoscalerService {
     const ready = this.#readyCount(r);
     const wasReady = r.readyPods;
     r.readyPods = ready;
-    const settings = r.policy.settings;
+    const { settings } = warmAt(r.policy, r.hintUntil, now);
     const minReady = activeThreshold(settings, r.scale);
     const cond = nextActiveCondition(r.scale.active, want, ready, minReady);
     if (cond.status !== r.scale.active) {
@@ -484,6 +502,12 @@ export class AutoscalerService {
     if (from === 0 && r.pokedAt !== undefined && this.#o.clock.now() - r.pokedAt < 5000) {
       return "request while scaled to zero";
     }
+    const warm = warmAt(r.policy, r.hintUntil, this.#o.clock.now()).status;
+    if (to === warm.minScale && to > r.status.desiredScale && to > r.policy.settings.minScale) {
+      return warm.window
+        ? `schedule window ${warm.window.name}: min-scale ${warm.window.minScale}`
+        : "wake hint: kept at 1 pod without load";
+    }
     // Nothing asked for these pods but the revision's floor (at start, or after a scale to zero).
     if (from === 0 && to === settings.minScale && r.stable === 0 && r.panicConc === 0) {
       return `min-scale ${settings.minScale}: kept running without any request`;
@@ -527,6 +551,7 @@ export class AutoscalerService {
       lastColdStartMs: r.lastColdStartMs,
       scaleError: r.scaleError,
       podProblem: r.podProblem,
+      warm: warmAt(r.policy, r.hintUntil, this.#o.clock.now()).status,
     };
   }
 }

@@ -26,6 +26,8 @@ export function resolveServices(
       autoscaling: service.autoscaling,
       containerConcurrency: service.containerConcurrency,
       autoscalingPath: `${at}.autoscaling`,
+      schedules: service.schedules,
+      schedulesPath: `${at}.schedules`,
     });
     if (!policy.ok) {
       for (const issue of policy.issues) {

@@ -27,6 +27,7 @@ import {
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
+import { warmRulesOf } from "@thaw/ingress-hook/node";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
@@ -251,6 +252,8 @@ export async function startStack(
       reporter,
       ...(config.token ? { token: config.token } : {}),
       logger,
+      // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
+      warm: (key, ttlMs) => service.hint(key, ttlMs) ?? clock.now(),
       podName: "thaw-up",
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
     },
@@ -276,6 +279,8 @@ export async function startStack(
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
     activationTimeoutFor: (key) => timeouts.get(key),
+    // `warm:` rules: a request on the path sends wake hints through the same authenticated /v1/activate.
+    warm: warmRulesOf(config),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

@@ -19,6 +19,7 @@ function status(mode: "proxy" | "serve"): RevisionStatus {
     lastColdStartMs: null,
     scaleError: null,
     podProblem: null,
+    warm: { window: null, hintUntilMs: null, minScale: 0 },
   };
 }
 

@@ -21,6 +21,7 @@ const status: RevisionStatus = {
   lastColdStartMs: null,
   scaleError: null,
   podProblem: null,
+  warm: { window: null, hintUntilMs: null, minScale: 0 },
 };
 
 const notUsed = { fetch: () => new Response("not used", { status: 500 }) };

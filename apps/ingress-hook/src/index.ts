@@ -50,6 +50,7 @@ export {
   type UpstreamPicker,
 } from "./decision/upstream-picker.js";
 export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
+export { type SendHint, WarmHinter, type WarmRule } from "./decision/warm-hints.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";
 export { type HookMetrics, hookMetrics } from "./metrics.js";

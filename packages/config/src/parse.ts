@@ -4,6 +4,7 @@ import { readinessIssues } from "./readiness.js";
 import { configSchema, type ServiceConfig, type ThawConfig } from "./schema.js";
 import { silentBehaviourIssues } from "./silent-rules.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
+import { warmIssues } from "./warm.js";
 
 /** One problem in a config, with the field path a person can find in the file. */
 export interface ConfigIssue {
@@ -144,6 +145,8 @@ export function parseConfig(input: unknown): ConfigResult {
     ...autoscalingIssues(input),
     ...readinessIssues(input),
     ...silentBehaviourIssues(input),
+    // Schedule overlaps are looked for from now on: the one clock read of validation.
+    ...warmIssues(input, Date.now()),
   ];
   if (!result.success) {
     const issues = result.issues

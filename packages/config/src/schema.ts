@@ -1,4 +1,5 @@
 // The one module it needs, not the package root: `thaw validate` starts faster (apps/cli/bench/startup.mjs).
+import { MAX_WARM_TTL_SECONDS } from "@thaw/protocol/activation-api";
 import { parseAddressRange } from "@thaw/protocol/address-range";
 import * as v from "valibot";
 import { parseDurationMs } from "./duration.js";
@@ -130,6 +131,26 @@ const webhook = strict({
   headers: v.optional(v.record(v.string(), v.string()), {}),
 });
 
+/**
+ * A time window with its own min-scale (like KEDA's cron scaler): open from each `start` until `end` fires or
+ * `duration` passes. Crons and ranges are checked in depth by @thaw/autoscaler (schedules.ts).
+ */
+const scheduleWindow = strict({
+  // Shown on the dashboard and in scale reasons; default schedules[j].
+  name: v.optional(v.string("must be a string")),
+  // IANA time zone the crons are read in, e.g. Europe/Paris; UTC by default. Daylight-saving changes move
+  // the window with the local clock.
+  timezone: v.optional(v.string("must be an IANA time zone such as Europe/Paris")),
+  // Five-field cron (minute hour day-of-month month day-of-week) at which the window opens, e.g. "0 8 * * mon-fri".
+  start: v.string('must be a cron expression in quotes, e.g. "0 8 * * mon-fri"'),
+  // Cron at which the window closes, e.g. "0 18 * * mon-fri"; give this or duration.
+  end: v.optional(v.string('must be a cron expression in quotes, e.g. "0 18 * * mon-fri"')),
+  // How long the window stays open after each start, e.g. 10h; give this or end.
+  duration: v.optional(v.string("must be a duration such as 90m or 10h")),
+  // Pods kept ready while the window is open (1 up to max-scale); the decider may still ask for more.
+  minScale: v.number("must be a whole number ≥ 1"),
+});
+
 const service = v.pipe(
   strict({
     name,
@@ -172,6 +193,9 @@ const service = v.pipe(
     // Shape only here; Knative's probe rules run through @thaw/readiness (readiness.ts).
     readinessProbe: v.optional(v.record(v.string(), v.unknown(), "must be a Kubernetes Probe mapping")),
     autoscaling: v.optional(knativeKeys, {}),
+    // Time windows that keep pods ready before load arrives; effective min-scale = max(min-scale, the open
+    // window's minScale). One service's windows must not overlap.
+    schedules: v.optional(v.array(scheduleWindow, "must be a list of windows"), []),
     run: v.optional(run),
     kubernetes: v.optional(kubernetes),
     webhook: v.optional(webhook),
@@ -224,7 +248,41 @@ export const configSchema = strict({
       startupDelay: v.optional(duration),
       tick: v.optional(duration),
       initialReplicas: v.optional(int(0, 10_000, "ready pods at time 0 of the simulation")),
+      // Wall-clock instant of trace time 0 (ISO 8601, e.g. 2026-12-07T06:00:00Z), for the services' schedules.
+      start: v.optional(
+        v.pipe(
+          v.string("must be an ISO 8601 instant such as 2026-12-07T06:00:00Z"),
+          v.check(
+            (t) => Number.isFinite(Date.parse(t)),
+            "must be an ISO 8601 instant such as 2026-12-07T06:00:00Z",
+          ),
+        ),
+      ),
     }),
+  ),
+  // Wake hints: a request on `path` keeps `services` at ≥ 1 pod for `ttlSeconds` (e.g. a login page warming
+  // the API behind it), sent by the hook and the Workers middleware without holding the request.
+  warm: v.optional(
+    v.array(
+      strict({
+        // Path prefix that sends the hint, e.g. /login.
+        path: v.pipe(
+          v.string("must be a path prefix starting with /"),
+          v.startsWith("/", "must be a path prefix starting with /, e.g. /login"),
+        ),
+        // Host names the path is matched on; every host when empty.
+        hosts: v.optional(v.array(v.string("must be a host name such as app.localhost")), []),
+        // Services to warm, by name (namespace/name when not in default).
+        services: v.pipe(
+          v.array(v.string("must be a service name"), "must be a list of service names, e.g. [api]"),
+          v.minLength(1, "must name at least one service to warm, e.g. [api]"),
+        ),
+        // How long each hint keeps the services warm, 1..3600 seconds; a later hint extends it.
+        ttlSeconds: int(1, MAX_WARM_TTL_SECONDS, "seconds the services stay at ≥ 1 pod after the hint"),
+      }),
+      "must be a list such as [{path: /login, services: [api], ttlSeconds: 300}]",
+    ),
+    [],
   ),
   services: v.pipe(
     v.array(service, "must be a list of services"),

@@ -4,8 +4,22 @@ import { ErrorCode, errorHeaders, httpStatusFor } from "./error-code.js";
 export interface ActivateRequest {
   namespace: string;
   name: string;
-  timeoutMs: number;
+  /** How long to wait for a ready pod; absent with `ttlSeconds` = a wake hint only, answered 202 at once. */
+  timeoutMs?: number;
+  /** A wake hint: keep the revision at ≥ 1 pod this long (1..MAX_WARM_TTL_SECONDS), without counting as load. */
+  ttlSeconds?: number;
 }
+
+/** 202 answer to a hint-only activate (no `timeoutMs`). */
+export interface WarmHintResponse {
+  namespace: string;
+  name: string;
+  /** Until when (epoch ms) the revision is kept at ≥ 1 pod. */
+  warmUntilMs: number;
+}
+
+/** Longest wake hint: an hour; longer warm periods are what schedules are for. */
+export const MAX_WARM_TTL_SECONDS = 3600;
 
 /** 200 answer */
 export interface ActivateResponse {
@@ -72,23 +86,40 @@ export function parseActivateRequest(
       issues: [{ path: "", message: "body must be a JSON object with namespace, name and timeoutMs" }],
     };
   }
-  const { namespace, name, timeoutMs } = body as Record<string, unknown>;
+  const { namespace, name, timeoutMs, ttlSeconds } = body as Record<string, unknown>;
   const issues: Issue[] = [];
   const nsOk = checkLabel(namespace, "namespace", "namespace", issues);
   const nameOk = checkLabel(name, "name", "revision name", issues);
+  const ttlOk =
+    ttlSeconds === undefined ||
+    (typeof ttlSeconds === "number" &&
+      Number.isInteger(ttlSeconds) &&
+      ttlSeconds >= 1 &&
+      ttlSeconds <= MAX_WARM_TTL_SECONDS);
+  if (!ttlOk) {
+    issues.push({
+      path: "ttlSeconds",
+      message: `ttlSeconds must be a whole number of seconds from 1 to ${MAX_WARM_TTL_SECONDS}, got ${JSON.stringify(ttlSeconds)}`,
+    });
+  }
+  const hintOnly = ttlSeconds !== undefined && timeoutMs === undefined;
   const timeoutOk =
-    typeof timeoutMs === "number" &&
-    Number.isFinite(timeoutMs) &&
-    timeoutMs > 0 &&
-    timeoutMs <= MAX_ACTIVATE_TIMEOUT_MS;
+    hintOnly ||
+    (typeof timeoutMs === "number" &&
+      Number.isFinite(timeoutMs) &&
+      timeoutMs > 0 &&
+      timeoutMs <= MAX_ACTIVATE_TIMEOUT_MS);
   if (!timeoutOk) {
     issues.push({
       path: "timeoutMs",
       message: `timeoutMs must be a number of milliseconds > 0 and <= ${MAX_ACTIVATE_TIMEOUT_MS}, got ${JSON.stringify(timeoutMs) ?? "nothing"}`,
     });
   }
-  if (!nsOk || !nameOk || !timeoutOk) return { ok: false, issues };
-  return { ok: true, value: { namespace, name, timeoutMs } };
+  if (!nsOk || !nameOk || !timeoutOk || !ttlOk) return { ok: false, issues };
+  const value: ActivateRequest = { namespace, name };
+  if (typeof timeoutMs === "number") value.timeoutMs = timeoutMs;
+  if (typeof ttlSeconds === "number") value.ttlSeconds = ttlSeconds;
+  return { ok: true, value };
 }
 
 /** The {@link ApiError} body for a code and message. */

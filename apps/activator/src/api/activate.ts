@@ -6,6 +6,7 @@ import {
   ErrorCode,
   parseActivateRequest,
   readBoundedText,
+  type WarmHintResponse,
 } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
 import { retryAfterSeconds } from "../retry-after.js";
@@ -29,10 +30,25 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
   if (!parsed.ok) {
     return badActivateRequestResponse(parsed.issues);
   }
-  const { namespace, name, timeoutMs } = parsed.value;
+  const { namespace, name, timeoutMs, ttlSeconds } = parsed.value;
   const key = { namespace, name };
   const config = await deps.revisions.lookup(key);
   if (!config) return apiError(ErrorCode.ERR_UNKNOWN_REVISION, `revision "${namespace}/${name}" not found`);
+  if (ttlSeconds !== undefined) {
+    if (!deps.warm) {
+      return apiError(
+        ErrorCode.ERR_BAD_REQUEST,
+        "ttlSeconds: this activator has no scaler to hold a wake hint; send it to thaw up's gateway or leave ttlSeconds out",
+      );
+    }
+    const warmUntilMs = deps.warm(key, ttlSeconds * 1000);
+    // A hint alone does not wait: the caller (a login page's hook) must not be held by it.
+    if (timeoutMs === undefined) {
+      const answer: WarmHintResponse = { namespace, name, warmUntilMs };
+      return Response.json(answer, { status: 202 });
+    }
+  }
+  if (timeoutMs === undefined) return apiError(ErrorCode.ERR_BAD_REQUEST, "timeoutMs: is required");
   const gate = deps.coordinator.gate(key, config);
   // The hook's call carries the trace context of its decision: this span continues that trace.
   const began = deps.clock.now();

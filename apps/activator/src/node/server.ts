@@ -15,6 +15,7 @@ import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import type {
+  ActivatorDeps,
   Coordinator,
   EndpointSource,
   Forwarder,
@@ -54,6 +55,8 @@ export interface ActivatorOverrides {
   tracer?: Tracer;
   /** Stopped with the activator (informers behind the sources above). */
   onClose?: () => void;
+  /** Takes wake hints (`/v1/activate` ttlSeconds) where this process can scale; absent = hints refused. */
+  warm?: ActivatorDeps["warm"];
 }
 
 /** The activator replicas as a list of IPs, and this replica's own. */
@@ -151,6 +154,7 @@ export async function startActivator(
       podName: config.podName,
       passthroughLb: config.passthroughLb,
       ...(o.tracer ? { tracer: o.tracer } : {}),
+      ...(o.warm ? { warm: o.warm } : {}),
       health: () =>
         draining ? { ok: false, reason: "received SIGTERM from kubelet" } : (pump?.health() ?? { ok: true }),
     },

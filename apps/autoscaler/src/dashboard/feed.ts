@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from "@thaw/clock";
 import type { ColdStartPhaseMark, ColdStartRecord, ScaleRecord } from "@thaw/protocol";
 import { type AutoscalerEvent, EventHub, type RevisionStatus } from "../events.js";
 import type { RevisionKey } from "../revision.js";
+import type { WarmStatus } from "../warm.js";
 
 /** One revision's figures at one moment (docs/dashboard.md, event `sample`). */
 export interface RevisionSample {
@@ -22,6 +23,8 @@ export interface RevisionSample {
   scaleError: string | null;
   /** Why no pod serves, when known (the status's `podProblem`). */
   podProblem: string | null;
+  /** What keeps the revision warm now (the status's `warm`: schedule window, wake hint). */
+  warm: WarmStatus;
 }
 
 /** What went wrong with a revision's pods, or that it stopped being wrong (`message` null). */
@@ -172,6 +175,7 @@ export class DashboardFeed {
           lastColdStartMs: this.#lastColdStart.get(`${s.namespace}/${s.name}`) ?? s.lastColdStartMs,
           scaleError: s.scaleError,
           podProblem: s.podProblem,
+          warm: s.warm,
         };
       }),
     };

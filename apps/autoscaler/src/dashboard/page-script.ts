@@ -63,6 +63,18 @@ export const DASHBOARD_SCRIPT = `(function () {
       tr.appendChild(el("td", num(r.queueDepth), "num"));
       tr.appendChild(el("td", r.lastColdStartMs === null ? "\\u2013" : r.lastColdStartMs + " ms", "num"));
       rows.appendChild(tr);
+      // What keeps it warm: the schedule window in force, or a wake hint, with its min-scale.
+      var w = r.warm;
+      if (w && (w.window || w.hintUntilMs)) {
+        var text = w.window
+          ? "\u23f0 schedule window " + w.window.name + ": min-scale " + w.window.minScale +
+            (w.window.untilMs ? " until " + new Date(w.window.untilMs).toLocaleString() : "")
+          : "\u23f0 wake hint: kept at 1 pod until " + new Date(w.hintUntilMs).toLocaleTimeString();
+        var wr = el("tr", null, "warm");
+        wr.setAttribute("data-warm-of", keyOf(r));
+        var wtd = el("td", text); wtd.colSpan = 11;
+        wr.appendChild(wtd); rows.appendChild(wr);
+      }
       // What is wrong with its pods (the app exited, wrong port, crash loop), right under the revision.
       if (r.podProblem) {
         var pr = el("tr", null, "problem");

@@ -53,10 +53,13 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
     async activate(body, trace) {
       const ac = new AbortController();
       let timedOut = false;
-      const timer = opts.clock.setTimeout(() => {
-        timedOut = true;
-        ac.abort(new Error("activation deadline"));
-      }, body.timeoutMs + grace);
+      const timer = opts.clock.setTimeout(
+        () => {
+          timedOut = true;
+          ac.abort(new Error("activation deadline"));
+        },
+        (body.timeoutMs ?? 0) + grace,
+      );
       const headers = new Headers({ "content-type": "application/json" });
       if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
       if (trace) {

@@ -13,6 +13,7 @@ import { SingleFlight } from "./single-flight.js";
 import { pickUpstream, warmAllow } from "./slot-answers.js";
 import { activationPolicyPicker, type UpstreamPicker } from "./upstream-picker.js";
 import { WarmCache } from "./warm-cache.js";
+import { WarmHinter, type WarmRule } from "./warm-hints.js";
 
 /** Options of {@link IngressHook}. */
 export interface IngressHookOptions {
@@ -52,6 +53,8 @@ export interface IngressHookOptions {
   maxQueueFor?: (key: string) => number | undefined;
   /** Spans for decisions and activations (docs/tracing.md); absent = tracing off. */
   tracer?: Tracer;
+  /** Wake-hint rules: a request on a rule's path sends `ttlSeconds` hints for its services (warm-hints.ts). */
+  warm?: readonly WarmRule[];
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -93,6 +96,7 @@ export class IngressHook {
       | "maxQueueFor"
       | "tracer"
       | "activationTimeoutFor"
+      | "warm"
     >
   > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer" | "activationTimeoutFor">;
@@ -100,6 +104,7 @@ export class IngressHook {
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
   readonly #finders: readonly SlotFinder[];
+  readonly #hinter: WarmHinter | undefined;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -124,6 +129,15 @@ export class IngressHook {
     }
     this.cache = new WarmCache(this.#o.warmTtlMs);
     this.#finders = this.#o.resolvers.map((r) => this.#finderOf(r));
+    const activator = this.#o.activator;
+    this.#hinter =
+      options.warm && options.warm.length > 0
+        ? new WarmHinter(
+            options.warm,
+            (svc, ttlSeconds) => activator.activate({ ...svc, ttlSeconds }),
+            this.#o.clock,
+          )
+        : undefined;
     const maxQueue = this.#o.maxQueue;
     this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
@@ -144,6 +158,8 @@ export class IngressHook {
       if (bad) return this.#deny(ErrorCode.ERR_BAD_REQUEST, `header ${bad} may not be sent from outside`);
     }
     const slot = this.#find(req, trusted);
+    // Fire and forget: the hint never holds this request.
+    if (slot) this.#hinter?.observe(req.host, req.path);
     if (!slot) {
       return this.#deny(
         ErrorCode.ERR_UNKNOWN_REVISION,

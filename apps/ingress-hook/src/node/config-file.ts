@@ -1,6 +1,7 @@
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import type { ServiceRoute } from "../decision/resolvers.js";
+import type { WarmRule } from "../decision/warm-hints.js";
 
 /** The hook's routing table out of a validated thaw.config.yaml. */
 export function serviceRoutesOf(config: ThawConfig): ServiceRoute[] {
@@ -12,11 +13,26 @@ export function serviceRoutesOf(config: ThawConfig): ServiceRoute[] {
   }));
 }
 
+/** The hook's wake-hint rules out of a validated thaw.config.yaml's `warm:` (service names may be `ns/name`). */
+export function warmRulesOf(config: ThawConfig): WarmRule[] {
+  return config.warm.map((r) => ({
+    path: r.path,
+    hosts: r.hosts.map((h) => h.toLowerCase()),
+    services: r.services.map((s) => {
+      const slash = s.indexOf("/");
+      return slash < 0
+        ? { namespace: "default", name: s }
+        : { namespace: s.slice(0, slash), name: s.slice(slash + 1) };
+    }),
+    ttlSeconds: r.ttlSeconds,
+  }));
+}
+
 /** Reads thaw.config.yaml with @thaw/config; throws with every issue and its field path. */
 export async function loadHookConfig(
   file: string,
-): Promise<{ config: ThawConfig; services: ServiceRoute[] }> {
+): Promise<{ config: ThawConfig; services: ServiceRoute[]; warm: WarmRule[] }> {
   const r = await loadConfigFile(file);
   if (!r.ok) throw new Error(formatIssues(r.issues, file));
-  return { config: r.value, services: serviceRoutesOf(r.value) };
+  return { config: r.value, services: serviceRoutesOf(r.value), warm: warmRulesOf(r.value) };
 }

@@ -1,5 +1,5 @@
 /** @thaw/ingress-hook/node: the forward-auth service on Node and its config-file loader. */
-export { loadHookConfig, serviceRoutesOf } from "./config-file.js";
+export { loadHookConfig, serviceRoutesOf, warmRulesOf } from "./config-file.js";
 export {
   createHook,
   type HookService,

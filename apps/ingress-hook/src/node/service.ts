@@ -22,7 +22,7 @@ import { type HookMetrics, hookMetrics } from "../metrics.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer"
+    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer" | "warm"
   > {
   /**
    * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default

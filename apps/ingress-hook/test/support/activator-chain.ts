@@ -22,7 +22,7 @@ export interface ActivatorChainOptions {
   services: ServiceRoute[];
   token: string;
   /** The scaler (cold-start poke) and, optionally, where the activator learns pods. */
-  overrides: Pick<ActivatorOverrides, "scaler" | "endpoints" | "tracer">;
+  overrides: Pick<ActivatorOverrides, "scaler" | "endpoints" | "tracer" | "warm">;
   /** Hook options beyond the activator's address, token and services. */
   hook?: Partial<Omit<HookServiceOptions, "activatorUrl" | "activatorToken" | "services" | "port">>;
 }

@@ -104,3 +104,58 @@ describe("thaw-simulate's trace errors", () => {
     expect(r.err).toContain("line 3: duration_ms: must be a number of milliseconds ≥ 0, got -5");
   });
 });
+
+describe("thaw-simulate: scoring warm before need on one trace", () => {
+  it("no schedule vs schedule vs hint: fewer waits when warmed, more pod-seconds", async () => {
+    await writeFile(
+      join(dir, "warm.yaml"),
+      [
+        "autoscaler: { stable-window: 60s, scale-to-zero-grace-period: 30s }",
+        "simulate: { startupDelay: 5s, start: 2026-12-07T07:00:00Z }",
+        "services:",
+        "  - name: api",
+        "    containerConcurrency: 10",
+        "    schedules:",
+        '      - { start: "55 7 * * *", duration: 15m, minScale: 1 }',
+        "",
+      ].join("\n"),
+    );
+    const rows = Array.from({ length: 300 }, (_, i) => `${3_600_000 + i * 1000},200`);
+    await writeFile(join(dir, "rush.csv"), `${rows.join("\n")}\n`);
+    await writeFile(join(dir, "logins.csv"), "3570000,0\n");
+    const base = ["--trace", join(dir, "rush.csv"), "--config", join(dir, "warm.yaml"), "--json"];
+    const score = async (extra: string[]) => {
+      const r = await run([...base, ...extra]);
+      expect(r.code, r.err).toBe(0);
+      return JSON.parse(r.out) as { coldRequests: number; queued: { waited: number }; podSeconds: number };
+    };
+    const none = await score(["--no-schedules"]);
+    const sched = await score([]);
+    const hint = await score(["--no-schedules", "--hints", join(dir, "logins.csv"), "--hint-ttl", "10m"]);
+    expect(none.queued.waited).toBeGreaterThan(0);
+    expect(sched.queued.waited).toBe(0);
+    expect(hint.queued.waited).toBe(0);
+    expect(sched.podSeconds).toBeGreaterThan(none.podSeconds);
+    expect(hint.coldRequests).toBe(0);
+  });
+
+  it("refuses a bad --start and a bad schedule, naming them", async () => {
+    const r = await run([
+      "--trace",
+      join(dir, "trace.csv"),
+      "--config",
+      join(dir, "warm.yaml"),
+      "--start",
+      "monday",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--start: must be an ISO 8601 instant/);
+    await writeFile(
+      join(dir, "bad-sched.yaml"),
+      'services:\n  - name: api\n    schedules: [{ start: "0 8 * *", duration: 1h, minScale: 1 }]\n',
+    );
+    const b = await run(["--trace", join(dir, "trace.csv"), "--config", join(dir, "bad-sched.yaml")]);
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/services\[0\]\.schedules\[0\]\.start: has 4 fields/);
+  });
+});

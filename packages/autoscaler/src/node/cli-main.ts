@@ -44,6 +44,24 @@ export const SIMULATE_CLI: Command = {
       default: "when it settles after the trace",
       help: "stop the simulation",
     },
+    {
+      name: "--start",
+      value: "INSTANT",
+      default: "simulate.start, else 1970-01-01T00:00:00Z",
+      help: "wall-clock time of trace time 0 (ISO 8601), for the service's schedules",
+    },
+    { name: "--no-schedules", help: "ignore the service's schedules (to compare with them)" },
+    {
+      name: "--hints",
+      value: "FILE",
+      help: "trace of wake hints (same formats; each row's arrival sends one), e.g. a login page's hits",
+    },
+    {
+      name: "--hint-ttl",
+      value: "DURATION",
+      default: "300s",
+      help: "how long each wake hint keeps one pod",
+    },
     { name: "--svg", value: "FILE", help: "also draw replicas and concurrency over time as an SVG" },
     { name: "--json", help: "print the full result as JSON instead of the text report" },
   ],
@@ -101,6 +119,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     "initial-replicas": f["--initial-replicas"],
     end: f["--end"],
     svg: f["--svg"],
+    start: f["--start"],
+    noSchedules: f["--no-schedules"] === "true",
+    hints: f["--hints"],
+    hintTtl: f["--hint-ttl"],
     json: f["--json"] === "true",
   };
   if (!v.trace || !v.config) {
@@ -151,6 +173,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const startup = dur("--startup-delay", v["startup-delay"]);
   const tick = dur("--tick", v.tick);
   const end = dur("--end", v.end);
+  const hintTtl = dur("--hint-ttl", v.hintTtl) ?? 300_000;
+  const start = v.start === undefined ? undefined : Date.parse(v.start);
+  if (start !== undefined && !Number.isFinite(start)) {
+    flagIssues.push({ path: "--start", message: "must be an ISO 8601 instant such as 2026-12-07T06:00:00Z" });
+  }
   if (tick !== undefined && tick <= 0) flagIssues.push({ path: "--tick", message: "must be positive" });
   let initial: number | undefined;
   if (v["initial-replicas"] !== undefined) {
@@ -168,6 +195,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (tick !== undefined) o.tickMs = tick;
   if (end !== undefined) o.endMs = end;
   if (initial !== undefined) o.initialReplicas = initial;
+  if (start !== undefined) o.startEpochMs = start;
+  if (v.noSchedules) delete o.schedules;
+  if (v.hints) {
+    let hintText: string;
+    try {
+      hintText = await readFile(v.hints, "utf8");
+    } catch (e) {
+      io.err(`thaw-simulate: ${(e as Error).message}\n`);
+      return 2;
+    }
+    const hints = parseTrace(hintText, v.format as TraceFormat | undefined);
+    if (!hints.ok) {
+      io.err(issuesText(v.hints, hints.issues));
+      return 2;
+    }
+    o.hints = hints.value.map((h) => h.arrivalMs);
+    o.hintTtlMs = hintTtl;
+  }
   const trace = parseTrace(traceText, v.format as TraceFormat | undefined);
   if (!trace.ok) {
     io.err(issuesText(v.trace, trace.issues));

@@ -2,6 +2,7 @@ import { parseAutoscalingBlock } from "../autoscaling-block.js";
 import { DEFAULT_AUTOSCALER_CONFIG, parseAutoscalerConfig } from "../config.js";
 import { parseGoDuration } from "../duration.js";
 import type { Issue, ParseResult } from "../issues.js";
+import { parseSchedules } from "../schedule/schedule.js";
 import type { SimulationOptions } from "./simulate.js";
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -23,7 +24,8 @@ function durationField(v: unknown, path: string, issues: Issue[]): number | unde
  * Builds simulation options from a parsed config document: either a thaw.config.yaml (`autoscaler:`,
  * `services:`; the service is chosen by `serviceName`, else the first) or a single service object
  * (`containerConcurrency`, `autoscaling`, optional `autoscaler`). The pod start-up delay comes from
- * `simulate.startupDelay`, else the service's `run.env.STARTUP_DELAY_MS`, else 0.
+ * `simulate.startupDelay`, else the service's `run.env.STARTUP_DELAY_MS`, else 0. The service's `schedules`
+ * apply from `simulate.start` (the wall-clock instant of trace time 0; default the epoch).
  */
 export function simulationOptionsFrom(doc: unknown, serviceName?: string): ParseResult<SimulationOptions> {
   const issues: Issue[] = [];
@@ -80,6 +82,22 @@ export function simulationOptionsFrom(doc: unknown, serviceName?: string): Parse
       issues.push({ path: `${servicePath}run.env.STARTUP_DELAY_MS`, message: "must be a number of ms ≥ 0" });
   }
   const tick = durationField(sim.tick, "simulate.tick", issues);
+  const schedules = parseSchedules(
+    service.schedules,
+    `${servicePath}schedules`,
+    (annotations as { maxScale?: number }).maxScale ?? config.maxScale,
+  );
+  if (!schedules.ok) issues.push(...schedules.issues);
+  let startEpochMs: number | undefined;
+  if (sim.start !== undefined) {
+    startEpochMs = typeof sim.start === "string" ? Date.parse(sim.start) : Number.NaN;
+    if (!Number.isFinite(startEpochMs)) {
+      issues.push({
+        path: "simulate.start",
+        message: "must be an ISO 8601 instant such as 2026-12-07T06:00:00Z",
+      });
+    }
+  }
   const initial = sim.initialReplicas;
   if (initial !== undefined && !(typeof initial === "number" && Number.isInteger(initial) && initial >= 0)) {
     issues.push({ path: "simulate.initialReplicas", message: "must be a whole number ≥ 0" });
@@ -93,5 +111,7 @@ export function simulationOptionsFrom(doc: unknown, serviceName?: string): Parse
   };
   if (tick !== undefined) opts.tickMs = tick;
   if (typeof initial === "number") opts.initialReplicas = initial;
+  if (schedules.ok && schedules.value.length > 0) opts.schedules = schedules.value;
+  if (startEpochMs !== undefined) opts.startEpochMs = startEpochMs;
   return { ok: true, value: opts };
 }

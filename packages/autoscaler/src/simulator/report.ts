@@ -11,6 +11,7 @@ export function formatReport(r: SimulationResult): string {
   lines.push(`simulated       ${sec(r.endMs)}`);
   lines.push(`cold starts     ${r.coldStarts} (requests arriving with no ready pod: ${r.coldRequests})`);
   lines.push(`max replicas    ${r.maxReplicas}`);
+  lines.push(`pod-seconds     ${r.podSeconds.toFixed(0)}`);
   const q = r.queued;
   lines.push(
     `time queued     p50 ${q.p50Ms.toFixed(1)} ms, p99 ${q.p99Ms.toFixed(1)} ms, max ${q.maxMs.toFixed(1)} ms, mean ${q.meanMs.toFixed(1)} ms (${q.waited} requests waited)`,

@@ -1,6 +1,7 @@
 import type { ActiveStatus, ScaleEffect, SksMode } from "../scale-apply.js";
 import { activeThreshold, applyScale, nextActiveCondition, sksModeFor } from "../scale-apply.js";
 import type { ScaleSettings } from "../scale-settings.js";
+import { withWarmFloor } from "../schedule/warm-floor.js";
 
 /** Far in the past: a revision that starts scaled to zero has been inactive and proxied "forever". */
 const LONG_AGO = -1e12;
@@ -15,6 +16,8 @@ export class RevisionControl {
   want: number;
   /** The decider's latest excess burst capacity. */
   ebc = 0;
+  /** Warm floor in force (a schedule window's min-scale, 1 for a wake hint): min-scale = max(configured, floor). */
+  floor = 0;
   active: ActiveStatus;
   mode: SksMode;
   private activeSince: number;
@@ -40,7 +43,7 @@ export class RevisionControl {
    * and the re-checks to schedule.
    */
   reconcile(now: number, readyPods: number): { patch: number | undefined; effects: ScaleEffect[] } {
-    const { settings } = this;
+    const settings = withWarmFloor(this.settings, this.floor);
     const input = {
       now,
       desired: this.want,

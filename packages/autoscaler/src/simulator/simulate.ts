@@ -5,10 +5,12 @@ import { Decider } from "../decider.js";
 import { deciderSpecFor, metricSpecFor } from "../derive.js";
 import type { SksMode } from "../scale-apply.js";
 import { scaleSettingsFor } from "../scale-settings.js";
+import type { ScheduleWindow } from "../schedule/schedule.js";
 import { TimeHeap } from "./heap.js";
 import { PodPool } from "./pod-pool.js";
 import { RevisionControl } from "./revision-control.js";
 import type { TraceRequest } from "./trace.js";
+import { WarmPlan } from "./warm-plan.js";
 
 /** What to simulate: the autoscaler settings, the pod model and the time step. Times in ms. */
 export interface SimulationOptions {
@@ -24,6 +26,13 @@ export interface SimulationOptions {
   initialReplicas?: number;
   /** Stop here; by default the run goes on until the revision settles after the last request. */
   endMs?: number;
+  /** Schedule windows with their own min-scale, read at `startEpochMs` + trace time. */
+  schedules?: readonly ScheduleWindow[];
+  /** Wall-clock time of trace time 0 (ms since the epoch); default 0. */
+  startEpochMs?: number;
+  /** Trace times of wake hints (sorted), each keeping ≥ 1 pod for `hintTtlMs` without counting as load. */
+  hints?: readonly number[];
+  hintTtlMs?: number;
 }
 
 /** The revision at one decider tick. */
@@ -57,6 +66,8 @@ export interface SimulationResult {
   timeline: TimelinePoint[];
   /** Times the revision was scaled up from zero pods. */
   coldStarts: number;
+  /** Pods (starting or ready) integrated over the run: what the service cost. */
+  podSeconds: number;
   /** Requests that arrived while no pod was ready. */
   coldRequests: number;
   queued: QueueStats;
@@ -114,7 +125,13 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
   const zeroAt: number[] = [];
   let panicStart: number | undefined;
 
+  const plan = new WarmPlan(opts.schedules ?? [], opts.startEpochMs ?? 0);
+  const hints = opts.hints ?? [];
+  const hintTtl = opts.hintTtlMs ?? 0;
+  let nextHint = 0;
+  let podArea = 0;
   const reconcile = () => {
+    control.floor = plan.floorAt(now);
     const { patch, effects } = control.reconcile(now, pool.readyCount);
     if (patch !== undefined) {
       const before = pool.liveCount;
@@ -146,9 +163,11 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
     const tDone = pool.nextCompletionAt();
     const tReady = pool.nextReadyAt();
     const tRe = rechecks.peekTime();
-    const t = Math.min(tArr, tDone, tReady, nextSecond, nextTick, tRe);
+    const tHint = nextHint < hints.length ? (hints[nextHint] as number) : Number.POSITIVE_INFINITY;
+    const t = Math.min(tArr, tDone, tReady, nextSecond, nextTick, tRe, tHint);
     if (t > hardEnd) break;
-    if (opts.endMs === undefined && nextArrival >= n && pool.inflight === 0 && pool.queued === 0) {
+    const idle = nextArrival >= n && nextHint >= hints.length && pool.inflight === 0 && pool.queued === 0;
+    if (opts.endMs === undefined && idle) {
       const settled = pool.liveCount === 0 && control.want <= 0;
       if (settled || t > lastBusy + settleMs) break;
     }
@@ -156,9 +175,15 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
     const load = pool.inflight + pool.queued;
     secArea += load * (t - now);
     tickArea += load * (t - now);
+    podArea += pool.liveCount * (t - now);
     now = t;
     // Same-time events: completions, then pods becoming ready, arrivals, the second's stat, the tick, re-checks.
-    if (tDone === t) {
+    if (tHint === t) {
+      // A wake hint: a floor of one pod for its TTL, nothing recorded as load.
+      plan.hint(now, hintTtl);
+      nextHint++;
+      reconcile();
+    } else if (tDone === t) {
       pool.completeNext(now);
       lastBusy = now;
     } else if (tReady === t) {
@@ -209,6 +234,7 @@ export function simulate(trace: readonly TraceRequest[], opts: SimulationOptions
     endMs: now,
     timeline,
     coldStarts,
+    podSeconds: podArea / 1000,
     coldRequests,
     queued: queueStats(pool.waits),
     panicPeriods,

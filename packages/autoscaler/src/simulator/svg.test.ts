@@ -5,6 +5,7 @@ import { renderSvg } from "./svg.js";
 const result: SimulationResult = {
   requests: 3,
   endMs: 10_000,
+  podSeconds: 20,
   timeline: [
     { tMs: 2000, desired: 1, replicas: 1, readyPods: 0, concurrency: 2, panicking: false, mode: "Proxy" },
     { tMs: 4000, desired: 3, replicas: 3, readyPods: 1, concurrency: 8, panicking: true, mode: "Proxy" },
