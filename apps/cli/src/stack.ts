@@ -26,7 +26,13 @@ import {
 } from "@thaw/autoscaler-service";
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
-import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
+import {
+  forwardAuthApp,
+  hostTableResolver,
+  httpActivatorClient,
+  IngressHook,
+  type WaitingPage,
+} from "@thaw/ingress-hook";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
@@ -42,6 +48,8 @@ import { gatewayUpgrade } from "./upgrade.js";
 /** Options of {@link startStack}. */
 export interface StackOptions {
   clock?: Clock;
+  /** Each service's waiting page by revision key (validate.ts reads them with the config); none = no page. */
+  waitingPages?: ReadonlyMap<string, WaitingPage>;
   logger?: Logger;
   /** Scale, cold-start and status events as they happen. */
   onEvent?: (e: AutoscalerEvent) => void;
@@ -263,7 +271,8 @@ export async function startStack(
     local.map(({ service: s }) => [keyOf({ namespace: s.namespace, name: s.name }), s.timeoutSeconds * 1000]),
   );
   const hook = new IngressHook({
-    resolvers: [hostTableResolver(local.map(({ service: s }) => ({ ...s, hosts: s.hosts, paths: s.paths })))],
+    // The routes; the waiting pages reach the hook through waitingPageFor, with their templates read.
+    resolvers: [hostTableResolver(local.map(({ service: { waitingPage: _page, ...s } }) => s))],
     activator: httpActivatorClient({
       baseUrl: "http://activator.thaw.internal",
       fetch: (req) => Promise.resolve(activator.fetch(req)),
@@ -276,6 +285,7 @@ export async function startStack(
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     // A cold request waits no longer than its revision's timeoutSeconds (Knative counts the wait in it).
     activationTimeoutFor: (key) => timeouts.get(key),
+    waitingPageFor: (key) => opts.waitingPages?.get(key),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

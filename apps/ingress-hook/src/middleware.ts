@@ -1,12 +1,13 @@
 import { releaseAtBodyEnd } from "@thaw/activation";
 import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Allow } from "./decision/decision.js";
+import type { Allow, Cold } from "./decision/decision.js";
 import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { denyResponse } from "./respond.js";
+import { activateOrPage, answerPoll, isPoll, pageFor } from "./waiting-page/hold.js";
 
 /** Hono variables the middleware sets for the handlers after it. */
 export interface ThawIngressVariables {
@@ -51,7 +52,15 @@ export function thawIngress<
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const span = hook.startSpan(view);
     const first = hook.tryDecide(view, hook.clock.now());
-    const decided = first.kind === "cold" ? await hook.activate(first, span) : first;
+    if (first.kind !== "deny" && isPoll(view) && hook.waitingPage(first.key)) {
+      const polled = await answerPoll(hook, first);
+      return polled instanceof Response ? polled : denyResponse(polled);
+    }
+    const decided = first.kind === "cold" ? await activateOrPage(hook, first, view, span) : first;
+    if (decided === "page") {
+      span?.end();
+      return pageFor(hook, first as Cold, raw.method);
+    }
     if (span) endDecisionSpan(span, decided);
     if (decided.kind === "deny") return denyResponse(decided);
     // Without an activator route, a request waits here for a pod slot when all are taken (see releaseHeld);

@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from "@thaw/activation";
 import {
   type ActivateResponse,
   BODY_LIMITS,
@@ -8,7 +9,6 @@ import {
   readBoundedText,
 } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
-import { retryAfterSeconds } from "../retry-after.js";
 import { traceColdStart } from "../trace-spans.js";
 import { apiError } from "./errors.js";
 

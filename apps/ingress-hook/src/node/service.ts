@@ -22,7 +22,13 @@ import { type HookMetrics, hookMetrics } from "../metrics.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer"
+    | "warmTtlMs"
+    | "activationTimeoutMs"
+    | "routeToken"
+    | "internalHeaders"
+    | "picker"
+    | "tracer"
+    | "waitingPageFor"
   > {
   /**
    * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default
