@@ -1,3 +1,4 @@
+import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeActivator } from "./support/fake-activator.js";
 import { type FakeChain, startFakeChain } from "./support/fake-chain.js";
@@ -16,18 +17,30 @@ let port: number;
 
 beforeAll(async () => {
   requireNginx();
-  chain = await startFakeChain([{ namespace: "default", name: "hello", startupDelayMs: 3000 }], {
-    token: HOOK_TOKEN,
-    services: [{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }],
-    activationTimeoutMs: 20_000,
-    activatorUpstream: null,
-    waitingPageFor: () => ({ afterMs: 300 }),
-  });
+  chain = await startFakeChain(
+    [
+      { namespace: "default", name: "hello", startupDelayMs: 3000 },
+      { namespace: "default", name: "shop", startupDelayMs: 3000 },
+    ],
+    {
+      token: HOOK_TOKEN,
+      services: [
+        { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
+        { name: "shop", namespace: "default", hosts: ["shop.localhost"] },
+      ],
+      activationTimeoutMs: 20_000,
+      activatorUpstream: null,
+      waitingPageFor: () => ({ afterMs: 300 }),
+    },
+  );
   ({ activator } = chain);
   ({ nginx, port } = await startNginxForHook(chain.hook.port));
 }, 30_000);
 
+let browser: Browser | undefined;
+
 afterAll(async () => {
+  await browser?.close();
   await nginx?.stop();
   await chain?.close();
 });
@@ -60,4 +73,33 @@ describe("the waiting page through nginx + hook (real nginx)", () => {
     expect(warmPoll.headers["x-thaw-wait"]).toBe("ready");
     expect(warmPoll.status).toBe(200);
   });
+
+  it("in real Chromium: the page appears, then the app's own answer replaces it, and no navigation is lost", async () => {
+    // Debian's Chromium, as apps/cli/test/support/chromium.ts launches it (root: no sandbox).
+    browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+    const page = await browser.newPage();
+    const navigations: number[] = [];
+    page.on("response", (r) => {
+      if (r.request().isNavigationRequest()) navigations.push(r.status());
+    });
+    const url = `http://shop.localhost:${port}/cart?id=7`;
+    const first = await page.goto(url);
+    expect(first?.status()).toBe(503);
+    expect(await page.title()).toBe("shop is starting");
+    // The page's CSP allows no eval: wait on the navigation the page makes once the revision is ready.
+    const app = await page.waitForResponse((r) => r.request().isNavigationRequest() && r.status() === 200, {
+      timeout: 30_000,
+    });
+    expect(app.url()).toBe(url);
+    await page.waitForLoadState("load");
+    expect(JSON.parse((await page.textContent("body")) ?? "")).toMatchObject({
+      method: "GET",
+      url: "/cart?id=7",
+    });
+    expect(navigations).toEqual([503, 200]);
+  }, 60_000);
 });
