@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { IngressHook } from "../decision/hook.js";
 import { hostTableResolver } from "../decision/resolvers.js";
+import { forwardAuthApp } from "../forward-auth.js";
 import { type ThawIngressVariables, thawIngress } from "../middleware.js";
 import { FakeActivatorClient } from "../testing/fake-activator-client.js";
 
@@ -123,5 +124,60 @@ describe("the waiting page in the middleware", () => {
     expect(await settled(browser)).toBe("pending");
     off.activator.answer(READY);
     expect(await (await browser).text()).toBe("the app");
+  });
+});
+
+describe("the waiting page in the forward-auth dialects", () => {
+  it("Traefik gets the page itself, nginx a 401 for its @thaw_page, ingress-nginx keeps holding", async () => {
+    const g = gateway();
+    const auth = forwardAuthApp(g.hook);
+    const traefik = auth.request("http://hook/traefik", {
+      headers: {
+        accept: BROWSER,
+        "x-forwarded-host": "hello.localhost",
+        "x-forwarded-uri": "/a",
+        "x-forwarded-method": "GET",
+      },
+    });
+    const nginx = auth.request("http://hook/nginx", {
+      headers: {
+        accept: BROWSER,
+        "x-forwarded-host": "hello.localhost",
+        "x-original-uri": "/a",
+        "x-original-method": "GET",
+      },
+    });
+    const nginxPost = auth.request("http://hook/nginx", {
+      headers: {
+        accept: BROWSER,
+        "x-forwarded-host": "hello.localhost",
+        "x-original-uri": "/a",
+        "x-original-method": "POST",
+      },
+    });
+    const ingressNginx = auth.request("http://hook/ingress-nginx", {
+      headers: { accept: BROWSER, "x-original-url": "http://hello.localhost/a", "x-original-method": "GET" },
+    });
+    await new Promise((r) => setImmediate(r));
+    await g.clock.advance(2000);
+    const t = await traefik;
+    expect(t.status).toBe(503);
+    expect(await t.text()).toContain("<title>hello is starting</title>");
+    expect((await nginx).status).toBe(401);
+    expect(await settled(nginxPost)).toBe("pending");
+    expect(await settled(ingressNginx)).toBe("pending");
+    const page = await auth.request("http://hook/nginx/page", {
+      headers: {
+        accept: BROWSER,
+        "x-forwarded-host": "hello.localhost",
+        "x-original-uri": "/a",
+        "x-original-method": "GET",
+      },
+    });
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    g.activator.answer(READY);
+    expect((await nginxPost).status).toBe(200);
+    expect((await ingressNginx).status).toBe(200);
   });
 });
