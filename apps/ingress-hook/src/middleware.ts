@@ -7,7 +7,7 @@ import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { denyResponse } from "./respond.js";
-import { activateOrPage, answerPoll, isPoll, pageFor } from "./waiting-page/hold.js";
+import { activateOrPage, answerPoll, isPoll, type KeepAlive, pageFor } from "./waiting-page/hold.js";
 
 /** Hono variables the middleware sets for the handlers after it. */
 export interface ThawIngressVariables {
@@ -52,11 +52,13 @@ export function thawIngress<
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const span = hook.startSpan(view);
     const first = hook.tryDecide(view, hook.clock.now());
+    const keepAlive = workersKeepAlive(c);
     if (first.kind !== "deny" && isPoll(view) && hook.waitingPage(first.key)) {
-      const polled = await answerPoll(hook, first);
+      const polled = await answerPoll(hook, first, keepAlive);
       return polled instanceof Response ? polled : denyResponse(polled);
     }
-    const decided = first.kind === "cold" ? await activateOrPage(hook, first, view, span) : first;
+    const decided =
+      first.kind === "cold" ? await activateOrPage(hook, first, view, span, true, keepAlive) : first;
     if (decided === "page") {
       span?.end();
       return pageFor(hook, first as Cold, raw.method);
@@ -103,6 +105,18 @@ export function thawIngress<
     // that long, or a request let in at the head would find the pod still full.
     c.res = releaseAtBodyEnd(c.res, release);
   };
+}
+
+/** `ctx.waitUntil` on Workers (see KeepAlive); undefined on Node, where nothing ends with the request. */
+function workersKeepAlive(c: Context): KeepAlive | undefined {
+  let ctx: { waitUntil(p: Promise<unknown>): void } | undefined;
+  try {
+    ctx = c.executionCtx;
+  } catch {
+    // Hono throws when the runtime gave no execution context (Node).
+    return undefined;
+  }
+  return (p) => ctx?.waitUntil(p.catch(() => {}));
 }
 
 /** Settles as `p` does; meanwhile, with `tickMs`, a timer is always pending (see `holdTickMs`). */

@@ -21,6 +21,12 @@ export interface WaitingPage {
   template?: Template;
 }
 
+/**
+ * Keeps what a request started running after the request was answered: on Workers, a request's I/O ends
+ * with it (`ctx.waitUntil` extends it), and the activation the page's request led is awaited by others.
+ */
+export type KeepAlive = (work: Promise<unknown>) => void;
+
 /** How long one poll of the page is held at most waiting for the revision (below every proxy's read timeout). */
 export const POLL_HOLD_MS = 15_000;
 
@@ -45,11 +51,16 @@ export function activateOrPage(
   req: HookRequest,
   span?: Parameters<IngressHook["activate"]>[1],
   pages = true,
+  keepAlive?: KeepAlive,
 ): Promise<Decision | "page"> {
   const activation = hook.activate(cold, span, callerDeadlineMs(req.headers));
   const page = hook.waitingPage(cold.key);
   if (!pages || !page || !wantsPage(req)) return activation;
-  return within(activation, page.afterMs, hook.clock).then((d) => d ?? "page");
+  return within(activation, page.afterMs, hook.clock).then((d) => {
+    if (d !== undefined) return d;
+    keepAlive?.(activation);
+    return "page";
+  });
 }
 
 /** The waiting page of a revision, as the person sees it. */
@@ -62,11 +73,18 @@ export function pageFor(hook: IngressHook, at: Cold | Allow, method: string): Re
  * activation ends otherwise (the deny, which the page then shows by reloading) or POLL_HOLD_MS passed
  * (waiting). It tells only this URL's revision's readiness and expected start, nothing else.
  */
-export async function answerPoll(hook: IngressHook, first: Cold | Allow): Promise<Response | Deny> {
+export async function answerPoll(
+  hook: IngressHook,
+  first: Cold | Allow,
+  keepAlive?: KeepAlive,
+): Promise<Response | Deny> {
   if (first.kind === "allow") return pollReadyResponse();
   const activation = hook.activate(first);
   const d = await within(activation, POLL_HOLD_MS, hook.clock);
-  if (d === undefined) return pollWaitingResponse(hook.pageFacts(first.key, first.revision));
+  if (d === undefined) {
+    keepAlive?.(activation);
+    return pollWaitingResponse(hook.pageFacts(first.key, first.revision));
+  }
   return d.kind === "deny" ? d : pollReadyResponse();
 }
 
