@@ -19,7 +19,13 @@ export default defineConfig({
           ACTIVATION_TIMEOUT_MS: "1000",
           THAW_SERVICES: JSON.stringify([
             { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
-            { name: "stuck", namespace: "default", hosts: ["stuck.localhost"] },
+            // A browser's GET for it gets the waiting page after 200 ms (before its 1 s timeout).
+            {
+              name: "stuck",
+              namespace: "default",
+              hosts: ["stuck.localhost"],
+              waitingPage: { afterMs: 200 },
+            },
           ]),
         },
         serviceBindings: { REAL_ACTIVATOR: "real-activator" },

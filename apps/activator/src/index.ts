@@ -2,6 +2,8 @@
  * @thaw/activator: the portable activator app (Hono) and its ports. Runtime entries: `./node` (server,
  * `thaw-activator` bin) and the Worker in src/worker.ts.
  */
+
+export { retryAfterSeconds } from "@thaw/activation";
 export { type ActivatorApp, createActivatorApp } from "./app.js";
 export { NO_BODY, type PreparedBody, prepareBody } from "./body.js";
 export { EdgeScaling, type EdgeTick } from "./edge-scaling.js";
@@ -9,7 +11,6 @@ export { createFetchForwarder } from "./fetch-forwarder.js";
 export { LocalCoordinator, type LocalCoordinatorOptions } from "./local-coordinator.js";
 export * from "./ports.js";
 export { canReplay } from "./replay-policy.js";
-export { retryAfterSeconds } from "./retry-after.js";
 export {
   type ConfigIssue,
   defaultRevisionConfig,

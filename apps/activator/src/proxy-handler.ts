@@ -1,4 +1,4 @@
-import { parseGrpcTimeout, parseRequestTimeout } from "@thaw/activation";
+import { callerDeadlineMs, expectedStartMs, outwaitsCaller, retryAfterSeconds } from "@thaw/activation";
 import {
   APP_UNREACHED_HEADER,
   activatorUpstreamHeaders,
@@ -22,7 +22,6 @@ import {
 } from "./ports.js";
 import { canReplay } from "./replay-policy.js";
 import { RequestTimer } from "./request-timer.js";
-import { retryAfterSeconds } from "./retry-after.js";
 import type { Telemetry } from "./telemetry.js";
 import { traceColdStart, traced, withTraceContext } from "./trace-spans.js";
 import { trackBody } from "./track-body.js";
@@ -68,11 +67,21 @@ export async function proxyRequest(
     }
   };
   const gate = deps.coordinator.gate(key, config);
+  const callerMs = callerDeadlineMs(req.headers);
+  const expected = expectedStartMs(gate.recentColdStartsMs());
+  if (gate.readyEndpoints().length === 0 && outwaitsCaller(callerMs, expected)) {
+    // The caller gives up before the revision is expected up: answer now, and start it for the retry.
+    gate.activate(expected as number).catch(() => {});
+    const res = errorResponse(undefined, "deadline", gate, () => telemetry.rejected(key));
+    status = res.status;
+    out();
+    return res;
+  }
   const timer = new RequestTimer(clock, {
     totalMs: config.timeoutSeconds * 1000,
     responseStartMs: config.responseStartTimeoutSeconds * 1000,
     idleMs: config.idleTimeoutSeconds * 1000,
-    callerMs: callerTimeoutMs(req.headers),
+    ...(callerMs !== undefined ? { callerMs } : {}),
     clientSignal: req.signal,
   });
   const url = new URL(req.url);
@@ -232,16 +241,6 @@ export function errorResponse(
     res.headers.set("retry-after", String(seconds));
   }
   return res;
-}
-
-/** The caller's own budget (`grpc-timeout`, `Request-Timeout`), the shorter if both are sent. */
-function callerTimeoutMs(headers: Headers): number | undefined {
-  const all = [
-    parseGrpcTimeout(headers.get("grpc-timeout")),
-    parseRequestTimeout(headers.get("request-timeout")),
-  ];
-  const set = all.filter((v): v is number => v !== undefined);
-  return set.length > 0 ? Math.min(...set) : undefined;
 }
 
 /**

@@ -216,6 +216,25 @@ describe("request path", () => {
     expect(gate.waiters).toHaveLength(0);
   });
 
+  it("503 + Retry-After at once when the caller will not wait the measured start (Prefer: wait, grpc-timeout)", async () => {
+    const { app, gate, telemetry } = setup();
+    gate.coldStarts = [3000, 3200, 2900];
+    for (const h of [{ prefer: "wait=1" }, { "grpc-timeout": "2S" }] as Record<string, string>[]) {
+      // No clock advance: the answer comes before any timer could fire.
+      const r = await app.request("http://h/", { headers: { ...REV, ...h } });
+      expect(r.status).toBe(503);
+      expect(r.headers.get("retry-after")).toBe("4");
+      expect(await r.text()).toBe("context deadline exceeded\n");
+    }
+    expect(telemetry.snapshot().rejected).toBe(2);
+    // Each started the activation (a wait on the gate), so the retry finds a pod.
+    expect(gate.waiters).toHaveLength(2);
+    // A caller that waits long enough is held as before.
+    const patient = app.request("http://h/", { headers: { ...REV, prefer: "wait=10" } });
+    gate.setReady(["p:1"]);
+    expect((await patient).status).toBe(200);
+  });
+
   it("504 activator request timeout when the revision timeout passes while queued", async () => {
     const { app, clock } = setup({ config: { timeoutSeconds: 2 } });
     const p = app.request("http://h/", { headers: REV });

@@ -26,7 +26,13 @@ import {
 } from "@thaw/autoscaler-service";
 import { type Clock, systemClock } from "@thaw/clock";
 import { parseDurationMs, type ThawConfig } from "@thaw/config";
-import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "@thaw/ingress-hook";
+import {
+  forwardAuthApp,
+  hostTableResolver,
+  httpActivatorClient,
+  IngressHook,
+  type WaitingPage,
+} from "@thaw/ingress-hook";
 import { warmRulesOf } from "@thaw/ingress-hook/node";
 import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
@@ -43,6 +49,8 @@ import { gatewayUpgrade } from "./upgrade.js";
 /** Options of {@link startStack}. */
 export interface StackOptions {
   clock?: Clock;
+  /** Each service's waiting page by revision key (validate.ts reads them with the config); none = no page. */
+  waitingPages?: ReadonlyMap<string, WaitingPage>;
   logger?: Logger;
   /** Scale, cold-start and status events as they happen. */
   onEvent?: (e: AutoscalerEvent) => void;
@@ -266,7 +274,8 @@ export async function startStack(
     local.map(({ service: s }) => [keyOf({ namespace: s.namespace, name: s.name }), s.timeoutSeconds * 1000]),
   );
   const hook = new IngressHook({
-    resolvers: [hostTableResolver(local.map(({ service: s }) => ({ ...s, hosts: s.hosts, paths: s.paths })))],
+    // The routes; the waiting pages reach the hook through waitingPageFor, with their templates read.
+    resolvers: [hostTableResolver(local.map(({ service: { waitingPage: _page, ...s } }) => s))],
     activator: httpActivatorClient({
       baseUrl: "http://activator.thaw.internal",
       fetch: (req) => Promise.resolve(activator.fetch(req)),
@@ -281,6 +290,7 @@ export async function startStack(
     activationTimeoutFor: (key) => timeouts.get(key),
     // `warm:` rules: a request on the path sends wake hints through the same authenticated /v1/activate.
     warm: warmRulesOf(config),
+    waitingPageFor: (key) => opts.waitingPages?.get(key),
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();

@@ -70,6 +70,7 @@ export async function upCommand(opts: UpOptions): Promise<number> {
   try {
     stack = await startStack(loaded.config, loaded.services, {
       baseDir: dirname(resolve(opts.config)),
+      waitingPages: loaded.pages,
       ...(traced ? { tracer: traced.tracer, baseEnv: podTracingEnv(process.env) } : {}),
       ...(secret ? { scaleWebhookSecret: secret } : {}),
       ...(opts.verbose ? { onPodOutput: (_rev, pod, c, line) => err(`  [${pod} ${c}] ${line}`) } : {}),

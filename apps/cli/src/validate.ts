@@ -1,10 +1,13 @@
+import { dirname, resolve } from "node:path";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
+import type { WaitingPage } from "@thaw/ingress-hook";
+import { loadWaitingPages } from "@thaw/ingress-hook/node";
 import { type ResolvedService, resolveServices } from "./config-check.js";
 
 /** A config file read and checked in full, or every issue found in it. */
 export type LoadedConfig =
-  | { ok: true; config: ThawConfig; services: ResolvedService[] }
+  | { ok: true; config: ThawConfig; services: ResolvedService[]; pages: Map<string, WaitingPage> }
   | { ok: false; issues: { path: string; message: string }[] };
 
 /** Reads a thaw.config.yaml and runs every check: the schema, then the autoscaling and probe rules. */
@@ -13,7 +16,10 @@ export async function loadAndCheck(file: string): Promise<LoadedConfig> {
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const resolved = resolveServices(loaded.value);
   if (!resolved.ok) return { ok: false, issues: resolved.issues };
-  return { ok: true, config: loaded.value, services: resolved.value };
+  // Waiting-page templates are files next to the config: read and parsed here, so validate refuses bad ones.
+  const pages = await loadWaitingPages(loaded.value, dirname(resolve(file)));
+  if (!pages.ok) return { ok: false, issues: pages.issues };
+  return { ok: true, config: loaded.value, services: resolved.value, pages: pages.pages };
 }
 
 /** `thaw validate <file>`: `ok` and exit 0, or one line per issue and exit 1. */

@@ -13,7 +13,21 @@ function file(name: string, text: string): string {
   return p;
 }
 
+/** A waiting-page template file in the test folder; its absolute path. */
+function tpl(name: string, text: string): string {
+  return file(name, text);
+}
+
 describe("thaw validate", () => {
+  it("accepts a waiting page with its own template", async () => {
+    const page = file(
+      "page.html",
+      '<html lang="en"><title>{{ service }}</title>{{refresh}}{{script}}</html>',
+    );
+    const cfg = `services:\n  - name: a\n    hosts: [a.localhost]\n    waitingPage: { after: 1s, template: ${JSON.stringify(page)} }\n    run: { command: [node] }\n`;
+    expect(await validateCommand(file("page-ok.yaml", cfg))).toMatchObject({ code: 0 });
+  });
+
   it("says ok for the example that npm start runs", async () => {
     const r = await validateCommand(join(import.meta.dirname, "../../../examples/hello/thaw.config.yaml"));
     expect(r).toMatchObject({ code: 0 });
@@ -42,6 +56,26 @@ describe("thaw validate", () => {
       ["listen:", "services[0].name:", "services[0].containerConcurrency:"],
     ],
     ["YAML syntax", "services: [\n", ["YAML syntax"]],
+    [
+      "a waiting page threshold that is no duration",
+      "services:\n  - name: a\n    hosts: [a.localhost]\n    waitingPage: { after: soon }\n    run: { command: [node] }\n",
+      ["services[0].waitingPage.after:"],
+    ],
+    [
+      "a waiting page template naming an unknown placeholder",
+      `services:\n  - name: a\n    hosts: [a.localhost]\n    waitingPage: { template: ${JSON.stringify(tpl("bad-name.html", "<p>{{servise}}</p>"))} }\n    run: { command: [node] }\n`,
+      ["services[0].waitingPage.template:", "unknown placeholder {{servise}}"],
+    ],
+    [
+      "a waiting page template that does not parse",
+      `services:\n  - name: a\n    hosts: [a.localhost]\n    waitingPage: { template: ${JSON.stringify(tpl("unclosed.html", "<p>{{service</p>"))} }\n    run: { command: [node] }\n`,
+      ["services[0].waitingPage.template:", "line 1, column 4"],
+    ],
+    [
+      "a waiting page template that is missing",
+      "services:\n  - name: a\n    hosts: [a.localhost]\n    waitingPage: { template: nowhere.html }\n    run: { command: [node] }\n",
+      ["services[0].waitingPage.template: cannot read"],
+    ],
   ])("reports %s with field paths, exit 1", async (_n, text, fragments) => {
     const r = await validateCommand(file(`${fragments.length}-${Math.random()}.yaml`, text));
     expect(r.code).toBe(1);

@@ -19,13 +19,14 @@ describe("parseServiceRoutes", () => {
     expect(r).toEqual({
       ok: true,
       value: [
-        { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
+        { name: "hello", namespace: "default", hosts: ["hello.localhost"], waitingPage: { afterMs: 2000 } },
         {
           name: "api",
           namespace: "shop",
           hosts: ["shop.localhost"],
           paths: ["/api"],
           containerConcurrency: 4,
+          waitingPage: { afterMs: 2000 },
         },
       ],
     });
@@ -34,6 +35,16 @@ describe("parseServiceRoutes", () => {
     { name: "no services list", doc: {}, path: "services" },
     { name: "bad name", doc: { services: [{ name: "Hello!", hosts: ["h"] }] }, path: "services[0].name" },
     { name: "empty hosts", doc: { services: [{ name: "a", hosts: [] }] }, path: "services[0].hosts" },
+    {
+      name: "waiting page template with an unknown placeholder",
+      doc: { services: [{ name: "a", hosts: ["h"], waitingPage: { template: "<p>{{nme}}</p>" } }] },
+      path: "services[0].waitingPage.template",
+    },
+    {
+      name: "waiting page threshold not whole ms",
+      doc: { services: [{ name: "a", hosts: ["h"], waitingPage: { afterMs: "2s" } }] },
+      path: "services[0].waitingPage.afterMs",
+    },
     {
       name: "relative path prefix",
       doc: { services: [{ name: "a", hosts: ["h"], paths: ["api"] }] },

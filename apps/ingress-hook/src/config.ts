@@ -1,4 +1,5 @@
 import type { ServiceRoute } from "./decision/resolvers.js";
+import { parseWaitingPageSetting } from "./waiting-page/settings.js";
 
 /** A problem in the input, with the field path and what to do about it. */
 export interface Issue {
@@ -71,6 +72,7 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
         message: `must be a whole number 1..1000000 (requests held while the pods are full), got ${JSON.stringify(maxQueue)}`,
       });
     }
+    const waitingPage = parseWaitingPageSetting(svc["waitingPage"], `${at}.waitingPage`, issues);
     if (issues.length === 0) {
       const route: ServiceRoute = {
         name: name as string,
@@ -80,6 +82,7 @@ export function parseServiceRoutes(doc: unknown): Parsed<ServiceRoute[]> {
       if (Array.isArray(paths)) route.paths = paths as string[];
       if (cc !== undefined) route.containerConcurrency = cc as number;
       if (maxQueue !== undefined) route.maxQueue = maxQueue as number;
+      if (waitingPage) route.waitingPage = waitingPage;
       out.push(route);
     }
   });

@@ -1,10 +1,12 @@
 import { Header } from "@thaw/protocol";
 import { Hono } from "hono";
+import type { Cold } from "./decision/decision.js";
 import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
+import { activateOrPage, answerPoll, isPoll, pageFor, wantsPage } from "./waiting-page/hold.js";
 
 /** The proxy dialects the forward-auth service speaks. */
 export type Dialect = "nginx" | "ingress-nginx" | "traefik" | "envoy";
@@ -18,8 +20,22 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   const app = new Hono();
   const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
     const view = viewOf(raw, dialect, envoyPath);
+    const nginx = dialect === "nginx";
+    // ingress-nginx takes no named location from an Ingress: its requests are held as before.
+    const pages = dialect !== "ingress-nginx";
+    const first = hook.tryDecide(view, hook.clock.now());
+    if (pages && first.kind !== "deny" && isPoll(view) && hook.waitingPage(first.key)) {
+      // nginx cannot pass an auth answer's body: its @thaw_page location asks /nginx/page for it.
+      if (nginx) return pageRedirect();
+      const polled = await answerPoll(hook, first);
+      if (polled instanceof Response) return polled;
+    }
     const span = hook.startSpan(view);
-    const d = await hook.decide(view, span);
+    const d = first.kind === "cold" ? await activateOrPage(hook, first, view, span, pages) : first;
+    if (d === "page") {
+      span?.end();
+      return nginx ? pageRedirect() : pageFor(hook, first as Cold, view.method);
+    }
     if (span) endDecisionSpan(span, d);
     if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
     const headers = allowHeaders(d);
@@ -39,6 +55,18 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     return new Response(null, { status: 200, headers });
   };
   app.all("/nginx", (c) => answer(c.req.raw, "nginx"));
+  // nginx's @thaw_page location (infra/nginx/thaw-auth.conf): the page's body, or its poll's answer.
+  app.all("/nginx/page", async (c) => {
+    const view = viewOf(c.req.raw, "nginx");
+    const first = hook.tryDecide(view, hook.clock.now());
+    if (first.kind === "deny") return denyResponse(first);
+    if (!isPoll(view)) {
+      if (!wantsPage(view)) return new Response("not a page request\n", { status: 400 });
+      return pageFor(hook, first, view.method);
+    }
+    const polled = await answerPoll(hook, first);
+    return polled instanceof Response ? polled : denyResponse(polled);
+  });
   app.all("/ingress-nginx", (c) => answer(c.req.raw, "ingress-nginx"));
   app.all("/traefik", (c) => answer(c.req.raw, "traefik"));
   app.all("/envoy", (c) => answer(c.req.raw, "envoy", "/"));
@@ -46,6 +74,14 @@ export function forwardAuthApp(hook: IngressHook): Hono {
   app.all("/envoy/:rest{.+}", (c) => answer(c.req.raw, "envoy", `/${c.req.param("rest")}`));
   app.all("/", (c) => answer(c.req.raw, detectDialect(c.req.raw.headers)));
   return app;
+}
+
+/**
+ * nginx's auth_request passes no body of its subrequest, only 2xx, 401 and 403: 401 says "this one gets the
+ * waiting page", which `error_page 401 = @thaw_page` fetches from `/nginx/page` (403 stays the deny).
+ */
+function pageRedirect(): Response {
+  return new Response(null, { status: 401, headers: { "cache-control": "no-store" } });
 }
 
 /** Traefik sends X-Forwarded-Uri, the nginx recipe sets X-Original-URI; anything else is read like Envoy. */
@@ -61,8 +97,9 @@ export function viewOf(raw: Request, dialect: Dialect, envoyPath?: string): Hook
   const hostHeader = h.get("host") ?? "";
   switch (dialect) {
     case "nginx":
+      // An auth subrequest is always a GET: the recipe names the client's method in X-Original-Method.
       return {
-        method: raw.method,
+        method: h.get("x-original-method") ?? raw.method,
         host: normalizeHost(h.get("x-forwarded-host") ?? hostHeader),
         path: pathOf(h.get("x-original-uri") ?? "/"),
         headers: h,

@@ -61,3 +61,7 @@ export {
   thawIngress,
 } from "./middleware.js";
 export { allowHeaders, denyResponse, nginxDenyResponse, WARM_CACHE_CONTROL } from "./respond.js";
+export { prefersHtml } from "./waiting-page/accept.js";
+export { isPoll, POLL_HOLD_MS, type WaitingPage, wantsPage } from "./waiting-page/hold.js";
+export { type PageFacts, POLL_HEADER, POLL_VALUE, waitingPageResponse } from "./waiting-page/page.js";
+export { PLACEHOLDERS, parseTemplate, renderTemplate, type Template } from "./waiting-page/template.js";

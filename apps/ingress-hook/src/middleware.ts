@@ -1,12 +1,13 @@
 import { releaseAtBodyEnd } from "@thaw/activation";
 import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Allow } from "./decision/decision.js";
+import type { Allow, Cold } from "./decision/decision.js";
 import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { denyResponse } from "./respond.js";
+import { activateOrPage, answerPoll, isPoll, type KeepAlive, pageFor } from "./waiting-page/hold.js";
 
 /** Hono variables the middleware sets for the handlers after it. */
 export interface ThawIngressVariables {
@@ -51,7 +52,17 @@ export function thawIngress<
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const span = hook.startSpan(view);
     const first = hook.tryDecide(view, hook.clock.now());
-    const decided = first.kind === "cold" ? await hook.activate(first, span) : first;
+    const keepAlive = workersKeepAlive(c);
+    if (first.kind !== "deny" && isPoll(view) && hook.waitingPage(first.key)) {
+      const polled = await answerPoll(hook, first, keepAlive);
+      return polled instanceof Response ? polled : denyResponse(polled);
+    }
+    const decided =
+      first.kind === "cold" ? await activateOrPage(hook, first, view, span, true, keepAlive) : first;
+    if (decided === "page") {
+      span?.end();
+      return pageFor(hook, first as Cold, raw.method);
+    }
     if (span) endDecisionSpan(span, decided);
     if (decided.kind === "deny") return denyResponse(decided);
     // Without an activator route, a request waits here for a pod slot when all are taken (see releaseHeld);
@@ -94,6 +105,18 @@ export function thawIngress<
     // that long, or a request let in at the head would find the pod still full.
     c.res = releaseAtBodyEnd(c.res, release);
   };
+}
+
+/** `ctx.waitUntil` on Workers (see KeepAlive); undefined on Node, where nothing ends with the request. */
+function workersKeepAlive(c: Context): KeepAlive | undefined {
+  let ctx: { waitUntil(p: Promise<unknown>): void } | undefined;
+  try {
+    ctx = c.executionCtx;
+  } catch {
+    // Hono throws when the runtime gave no execution context (Node).
+    return undefined;
+  }
+  return (p) => ctx?.waitUntil(p.catch(() => {}));
 }
 
 /** Settles as `p` does; meanwhile, with `tickMs`, a timer is always pending (see `holdTickMs`). */

@@ -71,6 +71,7 @@ export function gateFor(env: Env): Gate | Error {
       const hook = new IngressHook({
         containerConcurrencyFor: (key) => byKey.get(key)?.containerConcurrency ?? 0,
         maxQueueFor: (key) => byKey.get(key)?.maxQueue,
+        waitingPageFor: (key) => byKey.get(key)?.waitingPage,
         clock: systemClock,
         random: Math.random,
         resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(routes.value)],

@@ -8,6 +8,7 @@ export * from "./answer.js";
 export * from "./backend-prober.js";
 export * from "./breaker.js";
 export * from "./capacity.js";
+export * from "./cold-start-estimate.js";
 export * from "./concurrency-reporter.js";
 export * from "./deadline-signal.js";
 export * from "./errors.js";

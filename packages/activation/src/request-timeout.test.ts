@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseGrpcTimeout, parseRequestTimeout, requestDeadlineMs } from "./request-timeout.js";
+import {
+  outwaitsCaller,
+  parseGrpcTimeout,
+  parsePreferWait,
+  parseRequestTimeout,
+  requestDeadlineMs,
+} from "./request-timeout.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([
@@ -37,8 +43,36 @@ describe("requestDeadlineMs", () => {
     { name: "the shorter of both wins", h: { "grpc-timeout": "2S", "request-timeout": "1" }, ms: 1000 },
     { name: "never lengthens", h: { "request-timeout": "900" }, ms: 300_000 },
     { name: "malformed is ignored", h: { "grpc-timeout": "fast" }, ms: 300_000 },
+    { name: "Prefer: wait shortens", h: { prefer: "respond-async, wait=5" }, ms: 5000 },
+    { name: "the shortest of all three", h: { prefer: "wait=1", "grpc-timeout": "2S" }, ms: 1000 },
   ];
   it.each(rows)("$name", ({ h, ms }) => {
     expect(requestDeadlineMs(new Headers(h), 300_000)).toBe(ms);
+  });
+});
+
+describe("parsePreferWait", () => {
+  it.each([
+    { name: "absent", v: null, ms: undefined },
+    { name: "alone", v: "wait=1", ms: 1000 },
+    { name: "among others, any case, spaces", v: "return=minimal, WAIT = 10 ;x=y", ms: 10_000 },
+    { name: "quoted", v: 'wait="3"', ms: 3000 },
+    { name: "the first wait counts", v: "wait=2, wait=9", ms: 2000 },
+    { name: "not delta-seconds", v: "wait=1.5", ms: undefined },
+    { name: "no value", v: "wait", ms: undefined },
+    { name: "a different preference", v: "waiting=3", ms: undefined },
+  ])("$name", ({ v, ms }) => {
+    expect(parsePreferWait(v)).toBe(ms);
+  });
+});
+
+describe("outwaitsCaller", () => {
+  it.each([
+    { name: "no caller deadline", caller: undefined, expected: 3000, want: false },
+    { name: "no estimate yet", caller: 1000, expected: undefined, want: false },
+    { name: "shorter than the start", caller: 1000, expected: 3000, want: true },
+    { name: "long enough", caller: 5000, expected: 3000, want: false },
+  ])("$name", ({ caller, expected, want }) => {
+    expect(outwaitsCaller(caller, expected)).toBe(want);
   });
 });

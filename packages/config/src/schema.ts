@@ -150,6 +150,24 @@ const scheduleWindow = strict({
   // Pods kept ready while the window is open (1 up to max-scale); the decider may still ask for more.
   minScale: v.number("must be a whole number ≥ 1"),
 });
+// --- waitingPage (issue 28.2; docs/waiting-page.md) ---
+// A page for people: a browser's GET or HEAD (its Accept prefers text/html) held while the service starts
+// gets, after `after`, a small page that shows the expected start, follows it and reloads once ready.
+// Other clients and methods are held as before.
+const waitingPage = strict({
+  // false: browsers are held like every other client.
+  enabled: v.optional(v.boolean("must be true or false"), true),
+  // How long a browser's request is held before the page is shown instead (a start faster than this never
+  // shows it).
+  after: v.optional(duration, "2s"),
+  // An HTML file (relative to thaw.config.yaml) to show instead of the built-in page, with {{service}},
+  // {{namespace}}, {{expected}}, {{retryAfter}}, {{refresh}} and {{script}} placeholders; thaw validate
+  // refuses one that does not parse or names another placeholder.
+  template: v.optional(
+    v.pipe(v.string("must be a file path"), v.minLength(1, "must name an HTML file, e.g. waiting.html")),
+  ),
+});
+// --- end waitingPage ---
 
 const service = v.pipe(
   strict({
@@ -199,6 +217,7 @@ const service = v.pipe(
     run: v.optional(run),
     kubernetes: v.optional(kubernetes),
     webhook: v.optional(webhook),
+    waitingPage: v.optional(waitingPage, {}),
   }),
   v.check(
     (s) => [s.run, s.kubernetes, s.webhook].filter(Boolean).length === 1,

@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from "@thaw/activation";
 import {
   type ActivateResponse,
   BODY_LIMITS,
@@ -9,7 +10,6 @@ import {
   type WarmHintResponse,
 } from "@thaw/protocol";
 import type { ActivatorDeps } from "../ports.js";
-import { retryAfterSeconds } from "../retry-after.js";
 import { traceColdStart } from "../trace-spans.js";
 import { apiError } from "./errors.js";
 

@@ -29,7 +29,7 @@ export function createFastPath(
       return false;
     if (h["k-network-probe"] || h["k-network-hash"] || h["k-kubelet-probe"] || h.upgrade) return false;
     if ((h["user-agent"] ?? "").startsWith("kube-probe/")) return false;
-    if (h["grpc-timeout"] || h["request-timeout"]) return false;
+    if (h["grpc-timeout"] || h["request-timeout"] || h.prefer) return false;
     if (
       !NO_BODY_METHODS.has(req.method ?? "") ||
       h["transfer-encoding"] ||

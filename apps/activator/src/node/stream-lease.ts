@@ -1,6 +1,6 @@
+import { retryAfterSeconds } from "@thaw/activation";
 import { resolveRevision } from "@thaw/protocol";
 import type { ActivatorDeps, RevisionKey } from "../ports.js";
-import { retryAfterSeconds } from "../retry-after.js";
 
 /** What a long-lived exchange (websocket upgrade, HTTP/2 stream) got while waiting for a pod. */
 export type StreamLease =

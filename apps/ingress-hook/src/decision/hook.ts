@@ -1,6 +1,8 @@
-import { QueueFullError } from "@thaw/activation";
+import { ColdStartLog, outwaitsCaller, QueueFullError } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
 import { ErrorCode, httpStatusFor, revisionKey, type Tracer, type TraceSpan } from "@thaw/protocol";
+import type { WaitingPage } from "../waiting-page/hold.js";
+import type { PageFacts } from "../waiting-page/page.js";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
@@ -45,8 +47,13 @@ export interface IngressHookOptions {
    * so the activator's throttler releases them at the pods' capacity. Unset: released straight to a pod.
    */
   activatorUpstream?: string;
-  /** Retry-After for activation timeouts when the activator gave none, and for an unreachable one (default 1). */
+  /**
+   * Retry-After before any cold start of the revision was measured here (default 1); after, the measured
+   * starts' high percentile (see `expectedStartMs` in @thaw/activation).
+   */
   retryAfterSeconds?: number;
+  /** A revision's waiting page for people (thaw.config.yaml `waitingPage`); undefined = none. */
+  waitingPageFor?: (key: string) => WaitingPage | undefined;
   /** Most held requests waiting for a pod slot per revision in `releaseHeld` (default 10 000). */
   maxQueue?: number;
   /** A revision's own bound in place of `maxQueue` (thaw.config.yaml's `maxQueue`); undefined = `maxQueue`. */
@@ -97,14 +104,20 @@ export class IngressHook {
       | "tracer"
       | "activationTimeoutFor"
       | "warm"
+      | "waitingPageFor"
     >
   > &
-    Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer" | "activationTimeoutFor">;
+    Pick<
+      IngressHookOptions,
+      "routeToken" | "activatorUpstream" | "tracer" | "activationTimeoutFor" | "waitingPageFor"
+    >;
   readonly #flights = new SingleFlight<ActivationOutcome>();
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
   readonly #finders: readonly SlotFinder[];
   readonly #hinter: WarmHinter | undefined;
+  /** Cold starts as this hook saw them: from its activation call to the activator's "ready". */
+  readonly #coldStarts = new ColdStartLog();
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -219,21 +232,34 @@ export class IngressHook {
   /**
    * Activates a cold revision and turns the outcome into a decision. With `span`, the request that leads
    * the single flight makes a `hook.activate` child whose context the activator's `/v1/activate` continues.
+   * A caller whose own deadline (`callerMs`: grpc-timeout, Request-Timeout, Prefer: wait) ends before the
+   * revision's measured start gets its 503 + Retry-After at once; the activation still starts, for its retry.
    */
-  async activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
+  async activate(cold: Cold, span?: TraceSpan, callerMs?: number): Promise<Decision> {
     const { key, revision } = cold;
     let led = false;
     const timeoutMs = this.#o.activationTimeoutFor?.(key) ?? this.#o.activationTimeoutMs;
-    const outcome = await this.#flights.run(key, async () => {
+    const flight = this.#flights.run(key, async () => {
       led = true;
       this.stats.activations++;
       const req = { ...revision, timeoutMs };
-      if (!span) return this.#o.activator.activate(req);
-      const call = span.child("hook.activate", "client", { "thaw.revision": key });
-      const outcome = await this.#o.activator.activate(req, call.carrier());
-      call.end(outcome.kind === "ready" ? undefined : outcome.kind);
+      const began = this.#o.clock.now();
+      const call = span?.child("hook.activate", "client", { "thaw.revision": key });
+      const outcome = await this.#o.activator.activate(req, call?.carrier());
+      call?.end(outcome.kind === "ready" ? undefined : outcome.kind);
+      if (outcome.kind === "ready" && outcome.coldStart)
+        this.#coldStarts.record(key, this.#o.clock.now() - began);
       return outcome;
     });
+    if (outwaitsCaller(callerMs, this.expectedStartMs(key))) {
+      flight.catch(() => {});
+      return this.#deny(
+        ErrorCode.ERR_DEADLINE,
+        `revision ${key} is starting and usually takes ${this.expectedStartMs(key)} ms, longer than the request's own deadline of ${callerMs} ms`,
+        this.#retryAfter(key),
+      );
+    }
+    const outcome = await flight;
     span?.setAttribute("thaw.activation.shared", !led);
     switch (outcome.kind) {
       case "ready": {
@@ -255,13 +281,13 @@ export class IngressHook {
         return this.#deny(
           ErrorCode.ERR_ACTIVATION_TIMEOUT,
           `revision ${key} did not become ready within ${timeoutMs} ms${outcome.detail ? `: ${outcome.detail}` : ""}`,
-          outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
+          outcome.retryAfterSeconds ?? this.#retryAfter(key),
         );
       case "failed":
         return this.#deny(
           ErrorCode.ERR_REVISION_FAILED,
           `revision ${key} is failing: ${outcome.message}`,
-          outcome.retryAfterSeconds ?? this.#o.retryAfterSeconds,
+          outcome.retryAfterSeconds ?? this.#retryAfter(key),
         );
       case "unavailable":
         // An activator that is down or restarting comes back: tell the client when to try again. A
@@ -269,7 +295,7 @@ export class IngressHook {
         return this.#deny(
           ErrorCode.ERR_UPSTREAM,
           `cannot activate ${key}: ${outcome.message}`,
-          outcome.transient ? this.#o.retryAfterSeconds : undefined,
+          outcome.transient ? this.#retryAfter(key) : undefined,
         );
     }
   }
@@ -295,7 +321,7 @@ export class IngressHook {
         return this.#deny(
           ErrorCode.ERR_QUEUE_FULL,
           `more than ${this.#maxQueueFor(d.key)} requests wait for ${d.key}`,
-          this.#o.retryAfterSeconds,
+          this.#retryAfter(d.key),
         );
       }
       return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
@@ -312,6 +338,33 @@ export class IngressHook {
     const slot = this.#capacity.tryAcquire(d.key, this.#endpointsOf(d.key));
     if (slot === "none") return pass;
     return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : undefined;
+  }
+
+  /** How long a cold start of `key` is expected to take (ms), from those measured here; undefined before any. */
+  expectedStartMs(key: string): number | undefined {
+    return this.#coldStarts.expectedMs(key);
+  }
+
+  /** The revision's waiting page, if it has one. */
+  waitingPage(key: string): WaitingPage | undefined {
+    return this.#o.waitingPageFor?.(key);
+  }
+
+  /** What the waiting page of `revision` says. */
+  pageFacts(key: string, revision: Allow["revision"]): PageFacts {
+    return {
+      service: revision.name,
+      namespace: revision.namespace,
+      expectedMs: this.expectedStartMs(key),
+      retryAfterSeconds: this.#retryAfter(key),
+    };
+  }
+
+  /** Retry-After for `key`: its measured starts' estimate, or the configured default before any. */
+  #retryAfter(key: string): number {
+    return this.#coldStarts.recent(key).length > 0
+      ? this.#coldStarts.retryAfterSeconds(key)
+      : this.#o.retryAfterSeconds;
   }
 
   #endpointsOf(key: string): readonly string[] {

@@ -1,4 +1,5 @@
 import { Header, parseDecoratorOperation, type RevisionId, revisionFromHeaders } from "@thaw/protocol";
+import type { WaitingPage } from "../waiting-page/hold.js";
 import type { HookRequest } from "./request-view.js";
 import type { RevisionSlot } from "./revision-slot.js";
 
@@ -54,6 +55,8 @@ export interface ServiceRoute {
   containerConcurrency?: number;
   /** Requests held for a pod slot at most (thaw.config.yaml's maxQueue); default the hook's `maxQueue`. */
   maxQueue?: number;
+  /** The service's waiting page for people (absent = none); the hook reads it through `waitingPageFor`. */
+  waitingPage?: WaitingPage;
 }
 
 interface PrefixRoute<T> {

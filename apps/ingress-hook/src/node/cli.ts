@@ -60,7 +60,7 @@ const listen = values.listen;
 const colon = listen.lastIndexOf(":");
 const host = colon === -1 ? "127.0.0.1" : listen.slice(0, colon);
 const port = Number(colon === -1 ? listen : listen.slice(colon + 1));
-const { config, services, warm } = await loadHookConfig(values.config);
+const { config, services, warm, pages } = await loadHookConfig(values.config);
 const activatorToken = values["activator-token"] ?? config.token;
 // The proxies' token for forward-auth calls; thaw.config.yaml's `token` unless given.
 const token = values.token ?? config.token;
@@ -72,6 +72,7 @@ const svc = await startIngressHook({
   services,
   // `warm:` rules: a request on the path sends wake hints to the activator (/v1/activate ttlSeconds).
   warm,
+  waitingPageFor: (key) => pages.get(key),
   activationTimeoutMs: Number(values["timeout-ms"]),
   warmTtlMs: Number(values["warm-ttl-ms"]),
   headersTimeoutMs,

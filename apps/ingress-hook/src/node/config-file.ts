@@ -1,7 +1,10 @@
+import { dirname, resolve } from "node:path";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import type { ServiceRoute } from "../decision/resolvers.js";
 import type { WarmRule } from "../decision/warm-hints.js";
+import type { WaitingPage } from "../waiting-page/hold.js";
+import { loadWaitingPages } from "./waiting-pages.js";
 
 /** The hook's routing table out of a validated thaw.config.yaml. */
 export function serviceRoutesOf(config: ThawConfig): ServiceRoute[] {
@@ -31,8 +34,20 @@ export function warmRulesOf(config: ThawConfig): WarmRule[] {
 /** Reads thaw.config.yaml with @thaw/config; throws with every issue and its field path. */
 export async function loadHookConfig(
   file: string,
-): Promise<{ config: ThawConfig; services: ServiceRoute[]; warm: WarmRule[] }> {
+): Promise<{
+  config: ThawConfig;
+  services: ServiceRoute[];
+  warm: WarmRule[];
+  pages: Map<string, WaitingPage>;
+}> {
   const r = await loadConfigFile(file);
   if (!r.ok) throw new Error(formatIssues(r.issues, file));
-  return { config: r.value, services: serviceRoutesOf(r.value), warm: warmRulesOf(r.value) };
+  const pages = await loadWaitingPages(r.value, dirname(resolve(file)));
+  if (!pages.ok) throw new Error(formatIssues(pages.issues, file));
+  return {
+    config: r.value,
+    services: serviceRoutesOf(r.value),
+    warm: warmRulesOf(r.value),
+    pages: pages.pages,
+  };
 }

@@ -7,3 +7,4 @@ export {
   hookServiceApp,
   startIngressHook,
 } from "./service.js";
+export { type LoadedWaitingPages, loadWaitingPages } from "./waiting-pages.js";

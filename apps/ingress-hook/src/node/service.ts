@@ -22,7 +22,14 @@ import { type HookMetrics, hookMetrics } from "../metrics.js";
 export interface HookServiceOptions
   extends Pick<
     IngressHookOptions,
-    "warmTtlMs" | "activationTimeoutMs" | "routeToken" | "internalHeaders" | "picker" | "tracer" | "warm"
+    | "warmTtlMs"
+    | "activationTimeoutMs"
+    | "routeToken"
+    | "internalHeaders"
+    | "picker"
+    | "tracer"
+    | "waitingPageFor"
+    | "warm"
   > {
   /**
    * The activator's `host:port` on the request path (see IngressHookOptions.activatorUpstream); default

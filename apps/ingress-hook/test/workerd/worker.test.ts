@@ -41,6 +41,24 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
     expect((await activateCount()) - before).toBe(1);
   });
 
+  it("gives a browser's GET the waiting page after the service's threshold; other clients keep waiting", async () => {
+    const browser = exports.default.fetch("http://stuck.localhost/p", {
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
+    const api = exports.default.fetch("http://stuck.localhost/p", {
+      headers: { accept: "application/json" },
+    });
+    const page = await browser;
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(await page.text()).toContain("<title>stuck is starting</title>");
+    // The API client was held to the activation timeout and got the JSON 503.
+    const held = await api;
+    expect(held.status).toBe(503);
+    expect(held.headers.get("content-type")).toBe("application/json");
+  });
+
   it("strips internal headers before the origin", async () => {
     const r = await exports.default.fetch("http://hello.localhost/spoof", {
       headers: {
