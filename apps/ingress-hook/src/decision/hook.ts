@@ -4,6 +4,7 @@ import { ErrorCode, httpStatusFor, revisionKey, type Tracer, type TraceSpan } fr
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
+import { HeldDemand, type HeldStatsSink } from "./held-demand.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
 import type { Resolver } from "./resolvers.js";
@@ -52,6 +53,11 @@ export interface IngressHookOptions {
   maxQueueFor?: (key: string) => number | undefined;
   /** Spans for decisions and activations (docs/tracing.md); absent = tracing off. */
   tracer?: Tracer;
+  /**
+   * Where the requests this hook holds are reported as load, as Knative's activator reports the ones it holds
+   * (see HeldDemand); absent = not reported (only the activation's poke reaches the autoscaler).
+   */
+  heldStats?: HeldStatsSink;
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -93,6 +99,7 @@ export class IngressHook {
       | "maxQueueFor"
       | "tracer"
       | "activationTimeoutFor"
+      | "heldStats"
     >
   > &
     Pick<IngressHookOptions, "routeToken" | "activatorUpstream" | "tracer" | "activationTimeoutFor">;
@@ -100,6 +107,7 @@ export class IngressHook {
   readonly #capacity: CapacityRelease | undefined;
   readonly #maxQueueFor: (key: string) => number;
   readonly #finders: readonly SlotFinder[];
+  readonly #held: HeldDemand | undefined;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -126,6 +134,7 @@ export class IngressHook {
     this.#finders = this.#o.resolvers.map((r) => this.#finderOf(r));
     const maxQueue = this.#o.maxQueue;
     this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
+    this.#held = options.heldStats ? new HeldDemand(options.heldStats, this.#o.clock) : undefined;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
       this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#maxQueueFor);
     }
@@ -205,6 +214,16 @@ export class IngressHook {
    * the single flight makes a `hook.activate` child whose context the activator's `/v1/activate` continues.
    */
   async activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
+    // Held from here until the decision hands the request on (or refuses it): demand the autoscaler sees.
+    const handOff = this.#held?.hold(cold.revision);
+    try {
+      return await this.#activate(cold, span);
+    } finally {
+      handOff?.();
+    }
+  }
+
+  async #activate(cold: Cold, span?: TraceSpan): Promise<Decision> {
     const { key, revision } = cold;
     let led = false;
     const timeoutMs = this.#o.activationTimeoutFor?.(key) ?? this.#o.activationTimeoutMs;
@@ -271,6 +290,8 @@ export class IngressHook {
     const now = this.tryRelease(d);
     if (now) return now;
     const endpoints = this.#endpointsOf(d.key);
+    // Waiting for a pod slot is holding too; the pod's queue-proxy counts it once it is let go.
+    const handOff = this.#held?.hold(d.revision);
     try {
       const slot = await (this.#capacity as CapacityRelease).acquire(d.key, endpoints, signal);
       return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : { allow: d };
@@ -283,7 +304,14 @@ export class IngressHook {
         );
       }
       return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
+    } finally {
+      handOff?.();
     }
+  }
+
+  /** Stops reporting held requests (the hook's process is closing). */
+  close(): void {
+    this.#held?.stop();
   }
 
   /**
