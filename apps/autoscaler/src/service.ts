@@ -327,11 +327,10 @@ export class AutoscalerService {
   async #scrapeRound(r: Revision, now: number): Promise<void> {
     if (!r.policy.metric.scrapeTarget || r.scraping) return;
     const pods = this.#o.scaler.pods(r.rev).filter((p) => p.ready && p.metricsUrl);
-    if (pods.length === 0) {
-      // No pod to ask: the revision's own load is zero (activator reports add to it).
-      r.metrics.record(now, { averageConcurrentRequests: 0, requestCount: 0 });
-      return;
-    }
+    // No ready pod to ask: nothing is recorded (Knative's collector skips the empty scrape), so what the
+    // holders report (activator, hook) is the whole reading. A zero here would dilute a burst held at zero
+    // into the windows' idle seconds, and the scale-up would come a panic window late (issue 28.1).
+    if (pods.length === 0) return;
     r.scraping = true;
     try {
       const sample = samplePods(pods, now, r.policy.metric.stableWindowMs, this.#o.random);

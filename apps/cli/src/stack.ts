@@ -34,7 +34,14 @@ import {
   type WaitingPage,
 } from "@thaw/ingress-hook";
 import { warmRulesOf } from "@thaw/ingress-hook/node";
-import { AddressRanges, ColdStartRecorder, Header, headTimeouts, type Tracer } from "@thaw/protocol";
+import {
+  AddressRanges,
+  ColdStartRecorder,
+  Header,
+  headTimeouts,
+  type Tracer,
+  type WireStatMessage,
+} from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -240,16 +247,15 @@ export async function startStack(
   const offPools = local.map(({ service: s }) =>
     scaler.subscribe({ namespace: s.namespace, name: s.name }, () => pool.retain(scaler.allAddresses())),
   );
-  const reporter = new ConcurrencyReporter({
-    podName: "thaw-up",
-    clock,
-    send: (messages) =>
-      service.record(
-        messages.flatMap((m) =>
-          m.stat ? [{ rev: { namespace: m.namespace, name: m.name }, stat: m.stat }] : [],
-        ),
+  // Pushed stats, as the autoscaler takes an activator's: from the activator and from the hook's held requests.
+  const pushStats = (messages: WireStatMessage[]) => {
+    service.record(
+      messages.flatMap((m) =>
+        m.stat ? [{ rev: { namespace: m.namespace, name: m.name }, stat: m.stat }] : [],
       ),
-  });
+    );
+  };
+  const reporter = new ConcurrencyReporter({ podName: "thaw-up", clock, send: pushStats });
   reporter.start();
   const { app: activator } = createActivatorApp(
     {
@@ -291,6 +297,8 @@ export async function startStack(
     // `warm:` rules: a request on the path sends wake hints through the same authenticated /v1/activate.
     warm: warmRulesOf(config),
     waitingPageFor: (key) => opts.waitingPages?.get(key),
+    // Held cold requests are load, reported as a source of their own (the activator counts them on arrival).
+    heldStats: { podName: "thaw-up-hook", send: pushStats },
   });
   const generation = hook.cache.watchConnected();
   const ready = new Map<string, string[]>();
@@ -441,6 +449,7 @@ export async function startStack(
       for (const off of offPools) off();
       unsubscribe();
       reporter.stop();
+      hook.close();
       coordinator.close();
       // Our idle keep-alive connections would hold the pods' drain open: close them first.
       h2.close();

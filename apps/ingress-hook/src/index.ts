@@ -15,6 +15,7 @@ export {
 } from "./decision/activator-client.js";
 export { CapacityRelease, type PodSlot } from "./decision/capacity-release.js";
 export type { Allow, Cold, Decision, Deny } from "./decision/decision.js";
+export { HeldDemand, type HeldStatsSink, SETTLE_MS } from "./decision/held-demand.js";
 export {
   denyStatus,
   type HookStats,

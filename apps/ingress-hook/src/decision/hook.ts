@@ -6,6 +6,7 @@ import type { PageFacts } from "../waiting-page/page.js";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
 import { CapacityRelease } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
+import { HeldDemand, type HeldStatsSink } from "./held-demand.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
 import type { HookRequest } from "./request-view.js";
 import type { Resolver } from "./resolvers.js";
@@ -62,6 +63,11 @@ export interface IngressHookOptions {
   tracer?: Tracer;
   /** Wake-hint rules: a request on a rule's path sends `ttlSeconds` hints for its services (warm-hints.ts). */
   warm?: readonly WarmRule[];
+  /**
+   * Where the requests this hook holds are reported as load, as Knative's activator reports the ones it holds
+   * (see HeldDemand); absent = not reported (only the activation's poke reaches the autoscaler).
+   */
+  heldStats?: HeldStatsSink;
 }
 
 /** A request let go by {@link IngressHook.releaseHeld}: where it goes, and the slot to give back when done. */
@@ -105,6 +111,7 @@ export class IngressHook {
       | "activationTimeoutFor"
       | "warm"
       | "waitingPageFor"
+      | "heldStats"
     >
   > &
     Pick<
@@ -118,6 +125,7 @@ export class IngressHook {
   readonly #hinter: WarmHinter | undefined;
   /** Cold starts as this hook saw them: from its activation call to the activator's "ready". */
   readonly #coldStarts = new ColdStartLog();
+  readonly #held: HeldDemand | undefined;
 
   constructor(options: IngressHookOptions) {
     this.#o = {
@@ -153,6 +161,7 @@ export class IngressHook {
         : undefined;
     const maxQueue = this.#o.maxQueue;
     this.#maxQueueFor = (key) => options.maxQueueFor?.(key) ?? maxQueue;
+    this.#held = options.heldStats ? new HeldDemand(options.heldStats, this.#o.clock) : undefined;
     if (!this.#o.activatorUpstream && options.containerConcurrencyFor) {
       this.#capacity = new CapacityRelease(options.containerConcurrencyFor, this.#maxQueueFor);
     }
@@ -236,6 +245,16 @@ export class IngressHook {
    * revision's measured start gets its 503 + Retry-After at once; the activation still starts, for its retry.
    */
   async activate(cold: Cold, span?: TraceSpan, callerMs?: number): Promise<Decision> {
+    // Held from here until the decision hands the request on (or refuses it): demand the autoscaler sees.
+    const handOff = this.#held?.hold(cold.revision);
+    try {
+      return await this.#activate(cold, span, callerMs);
+    } finally {
+      handOff?.();
+    }
+  }
+
+  async #activate(cold: Cold, span?: TraceSpan, callerMs?: number): Promise<Decision> {
     const { key, revision } = cold;
     let led = false;
     const timeoutMs = this.#o.activationTimeoutFor?.(key) ?? this.#o.activationTimeoutMs;
@@ -313,6 +332,8 @@ export class IngressHook {
     const now = this.tryRelease(d);
     if (now) return now;
     const endpoints = this.#endpointsOf(d.key);
+    // Waiting for a pod slot is holding too; the pod's queue-proxy counts it once it is let go.
+    const handOff = this.#held?.hold(d.revision);
     try {
       const slot = await (this.#capacity as CapacityRelease).acquire(d.key, endpoints, signal);
       return slot ? { allow: { ...d, upstream: slot.dest }, release: slot.release } : { allow: d };
@@ -325,7 +346,14 @@ export class IngressHook {
         );
       }
       return this.#deny(ErrorCode.ERR_CANCELLED, `request for ${d.key} ended while it waited for a pod`);
+    } finally {
+      handOff?.();
     }
+  }
+
+  /** Stops reporting held requests (the hook's process is closing). */
+  close(): void {
+    this.#held?.stop();
   }
 
   /**

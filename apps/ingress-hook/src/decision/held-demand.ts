@@ -1,0 +1,124 @@
+import { RequestStats, type RevisionRef } from "@thaw/activation";
+import type { Clock, TimerHandle } from "@thaw/clock";
+import { revisionKey, type Stat, type WireStatMessage } from "@thaw/protocol";
+
+/** Where the hook's held-request stats go, and under which source name. */
+export interface HeldStatsSink {
+  /** The Stat's pod name: one name per hook process, so the autoscaler sees one non-pod source. */
+  podName: string;
+  /** Receives the batches: a revision's settle report, then one batch a second while anything is held. */
+  send(messages: WireStatMessage[]): void;
+}
+
+/** Report period, Knative's activator's. */
+const PERIOD_MS = 1000;
+/** How long after a revision's first held request its burst is taken to have arrived. */
+export const SETTLE_MS = 200;
+
+interface Entry {
+  ref: RevisionRef;
+  stats: RequestStats;
+  held: number;
+  /** 1 until the first report: the activation's cold-start poke already counted the first request. */
+  owed: number;
+}
+
+/**
+ * The requests a hook holds, as demand (issue 28.1). Knative's activator reports every request it holds; here
+ * the hook holds them, so it reports them the same way: time-weighted concurrency per revision every second,
+ * as a non-pod source. A request counts from the moment the hook holds it until it is handed on (to the
+ * activator, which counts it from its arrival, or to a pod, whose queue-proxy does) or refused, so none is
+ * counted twice. The activation the first held request starts pokes the autoscaler with 1 (the activator's
+ * cold-start poke), so the first report subtracts it, as Knative's activator does after its own poke.
+ *
+ * The first report comes {@link SETTLE_MS} after the first held request and is stamped with that request's
+ * second: it lands in the poke's bucket, so the whole burst is in one bucket and the next decider tick asks
+ * for Knative's ceil(held / target) at once instead of averaging the poke's lone 1 in for a panic window.
+ * Ticks only while something is tracked, so an idle hook has no timer.
+ */
+export class HeldDemand {
+  readonly #entries = new Map<string, Entry>();
+  readonly #settling = new Set<TimerHandle>();
+  readonly #sink: HeldStatsSink;
+  readonly #clock: Clock;
+  #timer: TimerHandle | undefined;
+
+  constructor(sink: HeldStatsSink, clock: Clock) {
+    this.#sink = sink;
+    this.#clock = clock;
+  }
+
+  /** Starts counting one held request of `rev`; returns the hand-off, which stops counting it (once). */
+  hold(rev: RevisionRef): () => void {
+    const now = this.#clock.now();
+    const key = revisionKey(rev);
+    let e = this.#entries.get(key);
+    if (!e) {
+      e = {
+        ref: { namespace: rev.namespace, name: rev.name },
+        stats: new RequestStats(now),
+        held: 0,
+        owed: 1,
+      };
+      this.#entries.set(key, e);
+      this.#settle(key, e, Math.floor(now / 1000));
+    }
+    e.held++;
+    e.stats.requestIn(now);
+    this.#timer ??= this.#clock.setTimeout(() => this.#tick(), PERIOD_MS);
+    const entry = e;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      entry.held--;
+      entry.stats.requestOut(this.#clock.now());
+    };
+  }
+
+  /** Stops the reports (the hook is closing). */
+  stop(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    for (const t of this.#settling) this.#clock.clearTimeout(t);
+    this.#settling.clear();
+    this.#timer = undefined;
+  }
+
+  #settle(key: string, e: Entry, second: number): void {
+    const t = this.#clock.setTimeout(() => {
+      this.#settling.delete(t);
+      if (this.#entries.get(key) === e) this.#sink.send([this.#message(e, second)]);
+    }, SETTLE_MS);
+    this.#settling.add(t);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    const batch: WireStatMessage[] = [];
+    for (const [key, e] of this.#entries) {
+      const m = this.#message(e, 0);
+      batch.push(m);
+      // Forgotten once a whole period held nothing: a later request is a new cold start with its own poke.
+      if (m.stat?.averageConcurrentRequests === 0 && e.held === 0) this.#entries.delete(key);
+    }
+    if (batch.length > 0) this.#sink.send(batch);
+    if (this.#entries.size > 0) this.#timer = this.#clock.setTimeout(() => this.#tick(), PERIOD_MS);
+  }
+
+  /** Closes `e`'s period now as a Stat (`timestamp` Unix seconds, 0 = when received). */
+  #message(e: Entry, timestamp: number): WireStatMessage {
+    const r = e.stats.report(this.#clock.now());
+    const owed = e.owed;
+    e.owed = 0;
+    const stat: Stat = {
+      podName: this.#sink.podName,
+      averageConcurrentRequests: Math.max(r.averageConcurrency - owed, 0),
+      averageProxiedConcurrentRequests: 0,
+      requestCount: Math.max(r.requestCount - owed, 0),
+      proxiedRequestCount: 0,
+      processUptime: 0,
+      timestamp,
+    };
+    return { namespace: e.ref.namespace, name: e.ref.name, stat };
+  }
+}
