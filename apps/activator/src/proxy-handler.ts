@@ -1,4 +1,10 @@
-import { callerDeadlineMs, expectedStartMs, outwaitsCaller, retryAfterSeconds } from "@thaw/activation";
+import {
+  callerDeadlineMs,
+  deliveredIo,
+  expectedStartMs,
+  outwaitsCaller,
+  retryAfterSeconds,
+} from "@thaw/activation";
 import {
   APP_UNREACHED_HEADER,
   activatorUpstreamHeaders,
@@ -99,7 +105,7 @@ export async function proxyRequest(
       const noPod = gate.readyEndpoints().length === 0;
       if (noPod) telemetry.queued(key);
       const queue = span?.child("thaw.queue", "internal", { "thaw.attempt": attempt });
-      const lease = await traced(gate.acquire(timer.signal), queue);
+      const lease = gate.tryAcquire?.() ?? (await traced(waited(gate, timer.signal), queue));
       const queuedMs = clock.now() - waitStart;
       if (queue) {
         if (noPod) traceColdStart(queue, gate.lastColdStart(), arrived);
@@ -241,6 +247,18 @@ export function errorResponse(
     res.headers.set("retry-after", String(seconds));
   }
   return res;
+}
+
+/**
+ * A slot after waiting for one, taken only once the I/O already received has run: a client that left
+ * while queued (its signal fires then) gives the slot back unused and is never forwarded.
+ */
+async function waited(gate: RevisionGate, signal: AbortSignal): Promise<Lease> {
+  const lease = await gate.acquire(signal);
+  await deliveredIo();
+  if (!signal.aborted) return lease;
+  lease.release();
+  throw signal.reason;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { request } from "node:http";
+import { createServer, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultRevisionConfig, type StaticRevision } from "../src/node/config.js";
 import { type RunningActivator, startActivator } from "../src/node/server.js";
@@ -147,4 +148,73 @@ describe("requests held for a cold revision (node-level wait and portable path)"
       );
     },
   );
+
+  it.each(PATHS)(
+    "300 clients that leave at once while held never reach the pod, and hold no slot: $name",
+    async ({ method, body }) => {
+      const endpoints = new StaticEndpointSource();
+      const a = await activator({ containerConcurrency: 10 }, endpoints);
+      const pod = await latchedPod();
+      const gone = Array.from({ length: 300 }, (_, i) => send(a.port, method, `/gone${i}`, body));
+      for (const g of gone) g.answer.catch(() => {});
+      await queuedReaches(a, 300);
+      // The pod appears, but its readiness answer waits until every client has left: the grants race the closes.
+      endpoints.set(KEY, [pod.addr]);
+      await until(() => pod.probes.length > 0, "the activator to probe the pod");
+      for (const g of gone) g.abort();
+      pod.ready();
+      const t0 = Date.now();
+      const next = await send(a.port, method, "/next", body).answer;
+      const reached = pod.seen.filter((u) => u.startsWith("/gone")).length;
+      process.stderr.write(`held and gone (activator, ${method}): ${reached} of 300 reached the pod\n`);
+      expect(next.status).toBe(200);
+      expect(reached).toBe(0);
+      // No slot kept by a gone one: a request after them is served at once, not after a timeout.
+      expect(Date.now() - t0).toBeLessThan(5_000);
+    },
+    60_000,
+  );
 });
+
+/** A pod whose readiness answer waits for `ready()`; every other request is answered and recorded. */
+async function latchedPod() {
+  const seen: string[] = [];
+  const probes: ServerResponse[] = [];
+  let isReady = false;
+  const server = createServer((req, res) => {
+    if (req.headers["k-network-probe"] === "queue") {
+      if (isReady) res.end("queue");
+      else probes.push(res);
+      return;
+    }
+    seen.push(req.url ?? "");
+    req.resume();
+    req.on("end", () => res.end("ok"));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  cleanup.push(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  return {
+    addr: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    probes,
+    ready() {
+      isReady = true;
+      for (const p of probes.splice(0)) p.end("queue");
+    },
+  };
+}
+
+/** Polls `ok` until it holds (bounded: 10 s). */
+async function until(ok: () => boolean, what: string) {
+  for (let i = 0; i < 500; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

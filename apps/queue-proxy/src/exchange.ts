@@ -1,3 +1,4 @@
+import { afterDeliveredIo } from "@thaw/activation";
 import {
   APP_UNREACHED_HEADER,
   fieldListReader,
@@ -97,12 +98,15 @@ export class Exchange implements Timed, UpstreamSink {
       () => {
         queued?.end();
         this.waiting = null;
-        if (this.ended) {
-          gate.release();
-          return;
-        }
-        this.admitted = true;
-        this.dispatch();
+        // A client whose disconnect already reached the process is gone: its slot goes back, unused.
+        afterDeliveredIo(() => {
+          if (this.ended) {
+            gate.release();
+            return;
+          }
+          this.admitted = true;
+          this.dispatch();
+        });
       },
       (err: Error) => {
         queued?.end(err.message);

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { baseEnv, type Child, get, runBin, startBackend, until } from "./helpers.js";
@@ -55,4 +57,59 @@ describe("queue-proxy: a client that disconnects while queued (the real bin)", (
       `queued disconnect: next request served ${Math.round(waitedMs)} ms after the 9 left\n`,
     );
   }, 60_000);
+
+  it("300 that leave at once while queued never reach the app, and keep no slot", async () => {
+    const app = await latchedApp();
+    // containerConcurrency 30: 30 run, 300 (10 × CC) wait in the breaker.
+    const qp = await runBin(baseEnv(app.port, { CONTAINER_CONCURRENCY: "30" }));
+    children.push(qp);
+    const url = `http://127.0.0.1:${qp.ports.serving}`;
+    const busy = Array.from({ length: 30 }, (_, i) => get(`${url}/busy${i}`));
+    await until(() => app.held.length === 30, 10_000);
+    const gone: net.Socket[] = [];
+    for (let i = 0; i < 300; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, j) => rawRequest(qp.ports.serving, `/gone${i + j}`));
+      gone.push(...(await Promise.all(batch)));
+    }
+    await until(async () => (await depth(qp)) === 330, 10_000);
+    // They all leave, and at once the app frees every slot: the grants race the closes.
+    for (const s of gone) s.destroy();
+    app.release();
+    expect((await Promise.all(busy)).map((r) => r.status)).toEqual(Array(30).fill(200));
+    const t0 = performance.now();
+    const next = await get(`${url}/next`);
+    const reached = app.seen.filter((u) => u.startsWith("/gone")).length;
+    process.stderr.write(`queued and gone (queue-proxy): ${reached} of 300 reached the app\n`);
+    expect(next.status).toBe(200);
+    expect(reached).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    await until(async () => (await depth(qp)) === 0, 10_000);
+  }, 60_000);
 });
+
+/** An app that holds `/busy*` requests until `release()` and answers the rest at once, recording paths. */
+async function latchedApp() {
+  const seen: string[] = [];
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url ?? "");
+    if (req.url?.startsWith("/busy")) held.push(res);
+    else res.end("ok");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  backends.push({
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    held,
+    release: () => {
+      for (const r of held.splice(0)) r.end("done");
+    },
+  };
+}

@@ -4,6 +4,7 @@
  * load-balancing policies, backend probing and single-flight activation. Portable: time, randomness and
  * fetch are parameters.
  */
+export * from "./after-delivered-io.js";
 export * from "./answer.js";
 export * from "./backend-prober.js";
 export * from "./breaker.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { DeadlineExceededError } from "@thaw/activation";
+import { afterDeliveredIo, DeadlineExceededError } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import { APP_UNREACHED_HEADER } from "@thaw/protocol";
 import { BODY_NONE, type H1Client, type ResponseFields, type UpstreamSink } from "@thaw/queue-proxy/http1";
@@ -109,8 +109,9 @@ export class Flight implements UpstreamSink, LeaseWaiter {
     this.#lease = lease;
     // Like the portable path: a request that found the revision cold says where its time went.
     if (this.#cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
-    // Forward on a later tick: the grant may run inside the releasing request's own client callback.
-    queueMicrotask(() => {
+    // Forward once the I/O already received has run: the grant may run inside the releasing request's own
+    // client callback, and this client's disconnect may be waiting behind it (then `#closed` releases).
+    afterDeliveredIo(() => {
       if (!this.#done) this.#forward(lease);
     });
   }

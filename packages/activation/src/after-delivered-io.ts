@@ -1,0 +1,27 @@
+/**
+ * Runs `go` once the event loop has handled the I/O it had already received: a request granted a slot
+ * forwards through this, so that a client whose disconnect reached the process before the grant is seen
+ * as gone, and its request dropped, instead of being forwarded behind a closed socket (issue 26: 300
+ * clients gone at once, up to 205 still reached the app).
+ *
+ * A grant usually runs inside the poll phase that read another request's end; the gone clients' EOFs
+ * may sit later in the same batch. Node's first check phase (`setImmediate`) follows that batch, whose
+ * EOFs have then run; the closes they cause (a response's `close`, which aborts a Web `Request`'s signal)
+ * run in the close phase right after, so a second check phase is where both are known. Elsewhere
+ * (Workers) a zero timer twice, which also lets already delivered events run. Only requests that waited
+ * pay this; two loop turns, microseconds on an idle loop.
+ */
+export function afterDeliveredIo(go: () => void): void {
+  later(() => later(go));
+}
+
+/** Node's `setImmediate` when there is one (not in this package's portable types), else a zero timer. */
+const later: (fn: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (globalThis as unknown as { setImmediate(fn: () => void): void }).setImmediate
+    : (fn) => setTimeout(fn, 0);
+
+/** {@link afterDeliveredIo} as a promise, for async paths. */
+export function deliveredIo(): Promise<void> {
+  return new Promise((resolve) => afterDeliveredIo(resolve));
+}
