@@ -61,6 +61,9 @@ async function main(argv: string[]): Promise<number> {
   let local: LocalScaler | undefined;
   const webhook = new WebhookScaler({ secret: secret ?? "" });
   const service = new AutoscalerService({ scaler: router, clock: systemClock, logger: jsonLogger });
+  // The dashboard: this process sees no held request or first byte, so its cold starts come from its own
+  // events (queued, scale decision, first ready; in a cluster each pod phase too) and its queue depth is unknown.
+  const dashboard = new DashboardFeed({ source: service, clock: systemClock, coldStartsFromService: true });
   // Knative's 30 s unless the config says otherwise: routers in other processes need it to stop routing.
   const quietMs =
     cfg.drain.quietPeriod === undefined ? 30_000 : (parseDurationMs(cfg.drain.quietPeriod) ?? 30_000);
@@ -90,6 +93,12 @@ async function main(argv: string[]): Promise<number> {
           logger: jsonLogger,
           leading: !election.value.on,
           onDeployment: (r, d) => annotationsChanged.get(`${r.namespace}/${r.name}`)?.(d?.annotations),
+          // The pods' statuses: each cold start's phases on the page, and why a revision's pods fail
+          // (status podProblem, the page, the log; activators answer held requests with it).
+          onPodPhase: (r, phase, at, pod) => dashboard.podPhase(r, phase, at, pod),
+          onProblem: (r, problem) => {
+            service.reportProblem(r, problem);
+          },
         });
         if (election.value.on) {
           const k = kube;
@@ -167,9 +176,6 @@ async function main(argv: string[]): Promise<number> {
     service.addRevision(rev, policy.value);
   }
   const token = process.env.THAW_AUTOSCALER_TOKEN || cfg.token;
-  // The dashboard: this process sees no held request or first byte, so its cold starts come from its own
-  // events (queued, scale decision, first ready) and its queue depth is unknown.
-  const dashboard = new DashboardFeed({ source: service, clock: systemClock, coldStartsFromService: true });
   const i = listen.lastIndexOf(":");
   const server = await startAutoscalerServer({
     service,

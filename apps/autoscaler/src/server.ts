@@ -14,7 +14,7 @@ import { type AutoscalerMetrics, autoscalerMetrics, statSocketMetrics } from "./
 import { scaleReceiver } from "./scale-receiver.js";
 import type { AutoscalerService } from "./service.js";
 import { sseResponse } from "./sse.js";
-import { attachStatSocket, type StatSocket, statRoutes } from "./stat-server.js";
+import { attachStatSocket, type ProblemFeed, type StatSocket, statRoutes } from "./stat-server.js";
 
 /** Options of {@link startAutoscalerServer}. */
 export interface AutoscalerServerOptions {
@@ -125,6 +125,7 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
   lingerOnClose(server as import("node:http").Server);
   const socket = attachStatSocket(server as import("node:http").Server, {
     onStats: (stats) => opts.service.record(stats),
+    problems: problemFeed(opts.service),
     ...(opts.token ? { token: opts.token } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
@@ -142,5 +143,18 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
         (server as import("node:http").Server).closeAllConnections?.();
       });
     },
+  };
+}
+
+/** The service's pod problems as the stat socket sends them to activators. */
+function problemFeed(service: AutoscalerService): ProblemFeed {
+  return {
+    current: () => service.problems(),
+    on: (listener) =>
+      service.on((e) => {
+        if (e.type !== "problem") return;
+        const { namespace, name, severity, message } = e;
+        listener({ type: "problem", namespace, name, severity, message });
+      }),
   };
 }

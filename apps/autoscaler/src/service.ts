@@ -11,7 +11,7 @@ import {
   sksModeFor,
 } from "@thaw/autoscaler";
 import type { Clock, TimerHandle } from "@thaw/clock";
-import { emptyStat, type Stat } from "@thaw/protocol";
+import { emptyStat, type ProblemNote, type Stat } from "@thaw/protocol";
 import { type AutoscalerEvent, EventHub, type RevisionStatus, sameStatus } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { samplePods } from "./pod-sample.js";
@@ -66,6 +66,7 @@ interface Revision {
   published: RevisionStatus | undefined;
   scaleError: string | null;
   podProblem: string | null;
+  podProblemSeverity: "failing" | "waiting" | null;
   scrapeErrors: number;
   /** Until when a wake hint keeps the revision at ≥ 1 pod (epoch ms). */
   hintUntil: number | undefined;
@@ -162,6 +163,7 @@ export class AutoscalerService {
       published: undefined,
       scaleError: null,
       podProblem: null,
+      podProblemSeverity: null,
       scrapeErrors: 0,
       hintUntil: undefined,
     };
@@ -248,12 +250,25 @@ export class AutoscalerService {
     const message = problem?.message ?? null;
     if (message === r.podProblem) return true;
     r.podProblem = message;
+    r.podProblemSeverity = problem?.severity ?? null;
     const at = this.#o.clock.now();
     this.#events.emit({ type: "problem", ...r.rev, severity: problem?.severity ?? null, message, at });
     const status = this.#statusOf(r);
     r.published = status;
     this.#events.emit({ type: "status", status, at });
     return true;
+  }
+
+  /** What is wrong with each revision's pods now (revisions with nothing wrong are left out). */
+  problems(): ProblemNote[] {
+    return [...this.#revs.values()]
+      .filter((r) => r.podProblem !== null)
+      .map((r) => ({
+        type: "problem" as const,
+        ...r.rev,
+        severity: r.podProblemSeverity,
+        message: r.podProblem,
+      }));
   }
 
   /** The status of every revision (contract 4 shape). */

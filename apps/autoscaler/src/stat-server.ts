@@ -6,6 +6,7 @@ import {
   isKubeletProbe,
   localOnlyProblem,
   PROTOBUF_CONTENT_TYPE,
+  type ProblemNote,
   readBoundedBody,
 } from "@thaw/protocol";
 import { Hono } from "hono";
@@ -25,6 +26,12 @@ export interface StatEndpointOptions {
   logger?: Logger;
   /** Largest accepted body or frame (default 1 MiB). */
   maxBytes?: number;
+}
+
+/** What is wrong with revisions' pods now, and each change: sent to every connected activator. */
+export interface ProblemFeed {
+  current(): ProblemNote[];
+  on(listener: (note: ProblemNote) => void): () => void;
 }
 
 const DEFAULT_MAX_BYTES = BODY_LIMITS.stats;
@@ -81,8 +88,12 @@ export interface StatSocket {
 /**
  * Accepts activators' websocket connections on `server` (any path) and decodes each binary frame as one
  * `WireStatMessages`; text frames are dropped (f.1). The bearer token is checked on the upgrade request.
+ * With `problems`, each connection is sent the revisions' pod problems as JSON text frames (ProblemNote).
  */
-export function attachStatSocket(server: Server, opts: StatEndpointOptions): StatSocket {
+export function attachStatSocket(
+  server: Server,
+  opts: StatEndpointOptions & { problems?: ProblemFeed },
+): StatSocket {
   const log = opts.logger ?? silentLogger;
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxBytes ?? DEFAULT_MAX_BYTES });
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -107,6 +118,17 @@ export function attachStatSocket(server: Server, opts: StatEndpointOptions): Sta
   let accepted = 0;
   wss.on("connection", (ws) => {
     accepted++;
+    // The other way, as text frames: what the scaler found wrong with a revision's pods, so an activator
+    // answers the requests it holds with the cause now (a reconnecting one learns the current state).
+    const problems = opts.problems;
+    if (problems) {
+      const tell = (n: ProblemNote) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(n));
+      };
+      for (const n of problems.current()) tell(n);
+      const off = problems.on(tell);
+      ws.on("close", off);
+    }
     ws.on("message", (data, isBinary) => {
       if (!isBinary) return;
       const bytes = Array.isArray(data)

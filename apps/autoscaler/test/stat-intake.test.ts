@@ -76,6 +76,29 @@ describe("stat server over real loopback sockets", () => {
     expect(await closed).toBe(1012);
   });
 
+  it("sends a connected activator the revision's pod problem as a text frame, current and new", async () => {
+    const { url } = await start(TOKEN);
+    const rev = { namespace: "default", name: "hello" };
+    service?.reportProblem(rev, {
+      severity: "failing",
+      message: "app exited with code 3 before it was ready",
+    });
+    const ws = new WebSocket(url.replace("http", "ws"), { headers: { authorization: `Bearer ${TOKEN}` } });
+    const notes: unknown[] = [];
+    ws.on("message", (data, binary) => {
+      if (!binary) notes.push(JSON.parse(String(data)));
+    });
+    await new Promise((r, j) => ws.once("open", r).once("error", j));
+    await until(() => notes.length > 0);
+    service?.reportProblem(rev, undefined);
+    await until(() => notes.length > 1);
+    expect(notes).toEqual([
+      { type: "problem", ...rev, severity: "failing", message: "app exited with code 3 before it was ready" },
+      { type: "problem", ...rev, severity: null, message: null },
+    ]);
+    ws.close();
+  });
+
   it("refuses a websocket upgrade without the bearer token", async () => {
     const { url } = await start(TOKEN);
     const ws = new WebSocket(url.replace("http", "ws"));

@@ -5,8 +5,12 @@ import type { ColdStartPhase } from "@thaw/protocol";
 const PHASE_NAMES: Record<ColdStartPhase, string> = {
   queued: "queued",
   scaleDecision: "scale decision",
+  podCreated: "pod created",
+  podScheduled: "scheduled",
+  sandboxReady: "sandbox ready",
   podStarted: "pod process started",
   firstReady: "first ready probe",
+  endpointsReady: "in endpoints",
   firstByte: "first byte",
 };
 

@@ -8,15 +8,22 @@
 export const COLD_START_PHASES = [
   "queued",
   "scaleDecision",
+  "podCreated",
+  "podScheduled",
+  "sandboxReady",
   "podStarted",
   "firstReady",
+  "endpointsReady",
   "firstByte",
 ] as const;
 
 /**
  * One moment of a cold start. `queued`: the first request found no ready pod and waits; `scaleDecision`:
  * the autoscaler asked for pods; `podStarted`: the first pod's process was started; `firstReady`: the first
- * pod passed a ready probe; `firstByte`: the first held request got its answer's headers.
+ * pod passed a ready probe; `firstByte`: the first held request got its answer's headers. In a cluster the
+ * autoscaler also sees, from the pod's status, `podCreated` (the Pod object exists), `podScheduled` (bound
+ * to a node) and `sandboxReady` (the kubelet made its sandbox and network), and `endpointsReady` (the
+ * Service's EndpointSlice lists it ready, which is when routers learn of it).
  */
 export type ColdStartPhase = (typeof COLD_START_PHASES)[number];
 
@@ -40,7 +47,8 @@ export interface ColdStartPhaseMark {
 
 /**
  * One cold start of a revision. `phases` holds the phases this process saw, in {@link COLD_START_PHASES}
- * order (`thaw up` sees all five; `thaw-autoscaler` alone sees queued, scaleDecision and firstReady);
+ * order (`thaw up` sees queued, scaleDecision, podStarted, firstReady and firstByte; `thaw-autoscaler` with
+ * Kubernetes every phase from queued to endpointsReady);
  * `totalMs` is from `startedAt` to the last phase.
  */
 export interface ColdStartRecord {

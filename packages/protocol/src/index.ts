@@ -21,6 +21,7 @@ export * from "./headers.js";
 export * from "./hop-by-hop.js";
 export * from "./local-only.js";
 export * from "./network-probe.js";
+export * from "./problem-note.js";
 export * from "./prometheus.js";
 export { type DecodeResult, ProtoErrorCode, type ProtoIssue } from "./proto-reader.js";
 export * from "./queue-health.js";

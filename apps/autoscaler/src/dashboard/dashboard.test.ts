@@ -146,6 +146,63 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     feed.stop();
   });
 
+  it("in a cluster, the pod's own phases from its status, and the EndpointSlice listing it", async () => {
+    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
+    const listeners: ((pods: PodInfo[]) => void)[] = [];
+    let replicas = 0;
+    const pods = (): PodInfo[] =>
+      replicas > 0 ? [{ name: "p1", address: "127.0.0.1:1", ready: true, startedAt: clock.now() }] : [];
+    // A scaler whose pod is ready 800 ms after the scale request.
+    const scaler: Scaler = {
+      async scale(_r, n) {
+        clock.setTimeout(() => {
+          replicas = n;
+          for (const l of listeners) l(pods());
+        }, 800);
+      },
+      pods,
+      subscribe(_r, l) {
+        listeners.push(l);
+        return () => {};
+      },
+      async close() {},
+    };
+    const service = new AutoscalerService({ scaler, clock });
+    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
+    if (!p.ok) throw new Error("policy");
+    service.addRevision(rev, p.value);
+    const feed = new DashboardFeed({ source: service, clock, coldStartsFromService: true });
+    feed.start();
+    const seen: string[] = [];
+    feed.on((e) => seen.push(e.type));
+    const app = autoscalerApp({ service, clock, dashboard: feed });
+    service.poke(rev);
+    await clock.advance(100);
+    const t = clock.now();
+    feed.podPhase(rev, "podCreated", t, "p1");
+    feed.podPhase(rev, "podCreated", t + 10, "p2"); // a second pod: not this cold start's first
+    feed.podPhase(rev, "podScheduled", t + 20, "p1");
+    feed.podPhase(rev, "sandboxReady", t + 300, "p1");
+    feed.podPhase(rev, "podStarted", t + 450, "p1");
+    feed.podPhase(rev, "firstReady", t + 690, "p1");
+    await clock.advance(1000);
+    const record = feed.replay().find((e) => e.type === "coldstart")?.data as ColdStartRecord;
+    expect(record.phases.map((x) => x.phase)).toEqual([
+      "queued",
+      "scaleDecision",
+      "podCreated",
+      "podScheduled",
+      "sandboxReady",
+      "podStarted",
+      "firstReady",
+      "endpointsReady",
+    ]);
+    expect(record.pod).toBe("p1");
+    expect(record.phases.reduce((n, x) => n + x.ms, 0)).toBe(record.totalMs);
+    feed.stop();
+    await service.stop();
+  });
+
   it("thaw-autoscaler's cold starts: queued, scale decision and first ready from its own events", async () => {
     const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
     const listeners: ((pods: PodInfo[]) => void)[] = [];

@@ -1,5 +1,11 @@
 import type { Clock, TimerHandle } from "@thaw/clock";
-import type { ColdStartPhaseMark, ColdStartRecord, ScaleRecord } from "@thaw/protocol";
+import {
+  COLD_START_PHASES,
+  type ColdStartPhase,
+  type ColdStartPhaseMark,
+  type ColdStartRecord,
+  type ScaleRecord,
+} from "@thaw/protocol";
 import { type AutoscalerEvent, EventHub, type RevisionStatus } from "../events.js";
 import type { RevisionKey } from "../revision.js";
 import type { WarmStatus } from "../warm.js";
@@ -92,6 +98,11 @@ export class DashboardFeed {
   readonly #fromZero = new Map<string, number>();
   /** Each revision's latest cold start as its record says: the table shows the timeline's own figure. */
   readonly #lastColdStart = new Map<string, number>();
+  /** thaw-autoscaler in a cluster: the first pod's phases since that scale-up, from its status. */
+  readonly #podMarks = new Map<
+    string,
+    { since: number; pod: string; at: Partial<Record<ColdStartPhase, number>> }
+  >();
   #timer: TimerHandle | undefined;
   #off: () => void = () => {};
   #count = 0;
@@ -152,6 +163,23 @@ export class DashboardFeed {
     this.#hub.emit({ type: "coldstart", data: record });
   }
 
+  /**
+   * A pod of the revision reached `phase` at `at` (the Kubernetes scaler's pod statuses): kept for the
+   * cold start under way, for the first pod created after the scale-up from zero only.
+   */
+  podPhase(rev: RevisionKey, phase: ColdStartPhase, at: number, pod: string): void {
+    const key = `${rev.namespace}/${rev.name}`;
+    const since = this.#fromZero.get(key);
+    if (since === undefined || at < since) return;
+    let marks = this.#podMarks.get(key);
+    if (marks?.since !== since) {
+      if (phase !== "podCreated") return;
+      marks = { since, pod, at: {} };
+      this.#podMarks.set(key, marks);
+    }
+    if (marks.pod === pod) marks.at[phase] ??= at;
+  }
+
   /** Takes a sample of every revision now and publishes it. */
   sampleNow(): Sample {
     const { source, queueDepth } = this.#o;
@@ -204,14 +232,27 @@ export class DashboardFeed {
       push(this.#scales, record, this.#o.maxScaleEvents ?? 100);
       this.#hub.emit({ type: "scale", data: record });
     } else if (e.type === "cold-start" && this.#o.coldStartsFromService) {
+      const key = `${e.namespace}/${e.name}`;
       const startedAt = e.at - e.coldStartMs;
-      const decided = this.#fromZero.get(`${e.namespace}/${e.name}`);
-      const phases: ColdStartPhaseMark[] = [{ phase: "queued", at: startedAt, ms: 0 }];
-      if (decided !== undefined && decided >= startedAt && decided <= e.at) {
-        phases.push({ phase: "scaleDecision", at: decided, ms: decided - startedAt });
+      const decided = this.#fromZero.get(key);
+      const at: Partial<Record<ColdStartPhase, number>> = { queued: startedAt };
+      if (decided !== undefined && decided >= startedAt && decided <= e.at) at.scaleDecision = decided;
+      const seen = this.#podMarks.get(key);
+      this.#podMarks.delete(key);
+      const pod = seen && seen.since === decided ? seen : undefined;
+      // With the pod's own phases, the scaler's ready pod is the EndpointSlice listing it; without, the
+      // first sign of readiness this process has.
+      if (pod) Object.assign(at, pod.at, { endpointsReady: e.at });
+      else at.firstReady = e.at;
+      const phases: ColdStartPhaseMark[] = [];
+      let prev = startedAt;
+      for (const phase of COLD_START_PHASES) {
+        const t = at[phase];
+        if (t === undefined || t > e.at) continue;
+        const clamped = Math.max(prev, t);
+        phases.push({ phase, at: clamped, ms: clamped - prev });
+        prev = clamped;
       }
-      const prev = phases[phases.length - 1]?.at ?? startedAt;
-      phases.push({ phase: "firstReady", at: e.at, ms: e.at - prev });
       this.#count++;
       this.coldStart({
         namespace: e.namespace,
@@ -220,6 +261,7 @@ export class DashboardFeed {
         startedAt,
         phases,
         totalMs: e.coldStartMs,
+        ...(pod ? { pod: pod.pod } : {}),
       });
     }
   }

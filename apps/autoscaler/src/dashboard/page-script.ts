@@ -7,8 +7,9 @@ export const DASHBOARD_SCRIPT = `(function () {
   "use strict";
   var WINDOW_MS = 600000;
   var PHASES = [
-    ["queued", "queued"], ["scaleDecision", "scale decision"], ["podStarted", "pod process started"],
-    ["firstReady", "first ready probe"], ["firstByte", "first byte"]
+    ["queued", "queued"], ["scaleDecision", "scale decision"], ["podCreated", "pod created"],
+    ["podScheduled", "scheduled"], ["sandboxReady", "sandbox ready"], ["podStarted", "pod process started"],
+    ["firstReady", "first ready probe"], ["endpointsReady", "in endpoints"], ["firstByte", "first byte"]
   ];
   var state = { samples: [], scales: [], coldStarts: [], selected: null, paused: false, connected: false };
   window.thawDashboard = state;

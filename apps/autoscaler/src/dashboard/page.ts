@@ -45,6 +45,8 @@ export function dashboardPage(): string {
   .swatch { display: inline-block; width: .7rem; height: .7rem; border-radius: .15rem; margin-right: .3rem; vertical-align: -.05rem; }
   .p-queued { background: #8a94a6; } .p-scaleDecision { background: #b35c00; } .p-podStarted { background: #7a3fa0; }
   .p-firstReady { background: #1f6b35; } .p-firstByte { background: #2747a0; }
+  .p-podCreated { background: #a0522d; } .p-podScheduled { background: #8b6f00; } .p-sandboxReady { background: #5a4a8a; }
+  .p-endpointsReady { background: #0f6f6f; }
   #conn.bad { color: #a4262c; }
   @media (max-width: 760px) {
     body { margin: .8rem; }

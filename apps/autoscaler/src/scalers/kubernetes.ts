@@ -1,9 +1,16 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Clock } from "@thaw/clock";
-import { type EndpointPod, podsFromSlices } from "@thaw/kubernetes";
-import { DeploymentReader, type DeploymentView, EndpointSliceHub, ScaleWriter } from "@thaw/kubernetes/node";
+import { type EndpointPod, type PodPhase, type PodStatusProblem, podsFromSlices } from "@thaw/kubernetes";
+import {
+  DeploymentReader,
+  type DeploymentView,
+  EndpointSliceHub,
+  ScaleWriter,
+  watchPods,
+} from "@thaw/kubernetes/node";
 import { type Logger, silentLogger } from "../logger.js";
 import { keyOf, type RevisionKey } from "../revision.js";
+import { PodStatusTracker } from "./pod-status-tracker.js";
 import type { PodInfo, Scaler } from "./scaler.js";
 
 /** One revision backed by a Kubernetes Deployment and the Service in front of its queue-proxies. */
@@ -33,6 +40,13 @@ export interface KubernetesScalerOptions {
   backoffInitialMs?: number;
   /** Called with a Deployment's state on every change (annotations feed the revision's policy). */
   onDeployment?: (rev: RevisionKey, d: DeploymentView | undefined) => void;
+  /**
+   * A revision's pod reached a cold-start phase (created, scheduled, sandbox ready, started, ready). With
+   * this or `onProblem`, the scaler follows the Deployment's pods (RBAC: list and watch on pods).
+   */
+  onPodPhase?: (rev: RevisionKey, phase: PodPhase, at: number, pod: string) => void;
+  /** Why a revision's pods do not serve, read from their container statuses; undefined = nothing wrong now. */
+  onProblem?: (rev: RevisionKey, problem: PodStatusProblem | undefined) => void;
 }
 
 interface Entry {
@@ -44,6 +58,8 @@ interface Entry {
   reader: DeploymentReader;
   /** The Deployment's `spec.replicas` as last seen (unset = 1), undefined before the first list. */
   replicas: number | undefined;
+  /** The label selector the pod watch runs with, and its stop. */
+  podWatch: { selector: string; stop: () => void } | undefined;
   stop: () => void;
 }
 
@@ -100,6 +116,7 @@ export class KubernetesScaler implements Scaler {
       name: t.deployment,
       onChange: (d) => {
         entry.replicas = d ? (d.specReplicas ?? 1) : undefined;
+        this.#followPods(entry, d?.selector, common);
         o.onDeployment?.(rev, d);
       },
     });
@@ -111,6 +128,7 @@ export class KubernetesScaler implements Scaler {
       writer,
       reader,
       replicas: undefined,
+      podWatch: undefined,
       stop: () => {},
     };
     this.#targets.set(keyOf(rev), entry);
@@ -123,7 +141,34 @@ export class KubernetesScaler implements Scaler {
       unsubscribe();
       reader.stop();
       writer.close();
+      entry.podWatch?.stop();
     };
+  }
+
+  /** (Re)starts following the revision's pods when the Deployment's selector is new. */
+  #followPods(
+    entry: Entry,
+    selector: string | undefined,
+    common: Pick<Parameters<typeof watchPods>[0], "kubeConfig" | "clock" | "random" | "logger">,
+  ): void {
+    const o = this.#o;
+    if ((!o.onPodPhase && !o.onProblem) || selector === entry.podWatch?.selector) return;
+    entry.podWatch?.stop();
+    entry.podWatch = undefined;
+    if (selector === undefined) return;
+    const rev = entry.rev;
+    const tracker = new PodStatusTracker({
+      onPhase: (phase, at, pod) => o.onPodPhase?.(rev, phase, at, pod),
+      onProblem: (problem) => o.onProblem?.(rev, problem),
+    });
+    const stop = watchPods({
+      ...common,
+      ...(o.backoffInitialMs ? { backoffInitialMs: o.backoffInitialMs } : {}),
+      namespace: entry.target.ns,
+      labelSelector: selector,
+      onChange: (pods) => tracker.update(pods, o.clock.now()),
+    });
+    entry.podWatch = { selector, stop };
   }
 
   /** Resolves once the API holds `desired`; rejects with the attempt's error (`ERR_NOT_LEADER` on a follower). */

@@ -78,6 +78,9 @@ export function serviceObjects(
     // queue-proxy has seen no request for the quiet period. Only the user container has it: the
     // queue-proxy must get its SIGTERM at once to start draining.
     lifecycle: { preStop: { httpGet: { path: "/wait-for-drain", port: QUEUE_PORTS.admin } } },
+    // An app that exits with an error leaves its last log lines in its status (`terminated.message`): what
+    // the autoscaler reports as the revision's problem, with no access to pod logs.
+    terminationMessagePolicy: "FallbackToLogsOnError",
     resources: resourcesOf(k.resources, {
       requests: { cpu: "100m", memory: "128Mi" },
       limits: { cpu: "1", memory: "512Mi" },

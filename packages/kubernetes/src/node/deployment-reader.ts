@@ -14,6 +14,8 @@ export interface DeploymentView {
   /** `status.replicas`, 0 when unset. */
   statusReplicas: number;
   resourceVersion: string | undefined;
+  /** `spec.selector.matchLabels` as a label selector (`k=v,k2=v2`): its pods; undefined when it has none. */
+  selector: string | undefined;
 }
 
 /** Options of {@link DeploymentReader}. */
@@ -70,5 +72,11 @@ function viewOf(d: V1Deployment, namespace: string): DeploymentView {
     readyReplicas: d.status?.readyReplicas ?? 0,
     statusReplicas: d.status?.replicas ?? 0,
     resourceVersion: d.metadata?.resourceVersion,
+    selector: labelSelector(d.spec?.selector?.matchLabels),
   };
+}
+
+function labelSelector(labels: Record<string, string> | undefined): string | undefined {
+  const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return pairs.length > 0 ? pairs.sort().join(",") : undefined;
 }

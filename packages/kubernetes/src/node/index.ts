@@ -9,6 +9,7 @@ export { Informer, type InformerOptions, type ListResult } from "./informer.js";
 export { type KubeConfigSource, kubeConfigFor } from "./kube-config.js";
 export { LeaderElector, type LeaderElectorOptions } from "./leader-elector.js";
 export { type Logger, silentLogger } from "./logger.js";
+export { type PodWatchOptions, watchPods } from "./pod-watch.js";
 export {
   NotLeaderError,
   ScaleError,

@@ -1,0 +1,33 @@
+/**
+ * What an autoscaler tells the activators connected to its stat websocket about a revision's pods (text
+ * frames, beside the binary stat frames that go the other way): the scaler found them failing (held
+ * requests are answered now with ERR_REVISION_FAILED and this message), still waiting (a timeout names
+ * it), or well again (`message` null).
+ */
+export interface ProblemNote {
+  type: "problem";
+  namespace: string;
+  name: string;
+  severity: "failing" | "waiting" | null;
+  message: string | null;
+}
+
+/** Largest note read: a message is a few lines of an app's output. */
+export const PROBLEM_NOTE_MAX_BYTES = 16 * 1024;
+
+/** Parses one text frame as a {@link ProblemNote}; undefined for anything else (other frames are ignored). */
+export function parseProblemNote(text: string): ProblemNote | undefined {
+  if (text.length > PROBLEM_NOTE_MAX_BYTES) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const o = v as Partial<ProblemNote> | null;
+  if (!o || o.type !== "problem" || typeof o.namespace !== "string" || typeof o.name !== "string")
+    return undefined;
+  const severity = o.severity === "failing" || o.severity === "waiting" ? o.severity : null;
+  const message = typeof o.message === "string" ? o.message : null;
+  return { type: "problem", namespace: o.namespace, name: o.name, severity, message };
+}
