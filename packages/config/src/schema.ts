@@ -130,6 +130,24 @@ const webhook = strict({
   headers: v.optional(v.record(v.string(), v.string()), {}),
 });
 
+/**
+ * A container the engine already has (created by `podman create`, `docker create` or Compose), started on a
+ * cold request and stopped at scale to zero through the Docker Engine API (docs/containers.md).
+ */
+const container = strict({
+  name: v.pipe(
+    v.string("must be the container's name"),
+    v.regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, "must be a container name such as hello or app-web-1"),
+  ),
+  port: int(1, 65535, "the port the app listens on inside the container, e.g. 8080"),
+  socket: v.optional(
+    v.pipe(
+      v.string("must be a path"),
+      v.startsWith("/", "must be an absolute path such as /run/podman/podman.sock"),
+    ),
+  ),
+});
+
 const service = v.pipe(
   strict({
     name,
@@ -175,10 +193,11 @@ const service = v.pipe(
     run: v.optional(run),
     kubernetes: v.optional(kubernetes),
     webhook: v.optional(webhook),
+    container: v.optional(container),
   }),
   v.check(
-    (s) => [s.run, s.kubernetes, s.webhook].filter(Boolean).length === 1,
-    "needs exactly one of run (local processes), kubernetes or webhook",
+    (s) => [s.run, s.kubernetes, s.webhook, s.container].filter(Boolean).length === 1,
+    "needs exactly one of run (local processes), container, kubernetes or webhook",
   ),
 );
 
