@@ -86,6 +86,25 @@ describe("thaw up with a container: backend (real podman API service)", () => {
     expect(await state(engine, "web1")).not.toBe("running");
   }, 120_000);
 
+  it("a container killed by someone else is noticed: its pod is replaced and requests succeed again", async () => {
+    const { stack, dispose } = await stackFrom(config("web1", 18931, engine.socket));
+    const rev = { namespace: "default", name: "web" };
+    try {
+      expect((await request(stack.url, { headers: { host: "web.localhost" } })).status).toBe(200);
+      const before = stack.scaler.pods(rev)[0]?.name;
+      await engine.podman(["kill", "web1"]);
+      await until(
+        () => stack.scaler.pods(rev).some((p) => p.ready && p.name !== before),
+        30_000,
+        "a new pod",
+      );
+      expect((await request(stack.url, { headers: { host: "web.localhost" } })).status).toBe(200);
+      expect(await state(engine, "web1")).toBe("running");
+    } finally {
+      await dispose();
+    }
+  }, 120_000);
+
   it("a missing container and a missing socket are refused with the field and the fix", async () => {
     await expect(stackFrom(config("nope", 18931, engine.socket))).rejects.toThrow(
       /services\[0\]\.container\.name: no container named nope .*create it first/,
