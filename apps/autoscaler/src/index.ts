@@ -48,6 +48,14 @@ export { samplePods } from "./pod-sample.js";
 export { type PolicyInput, type PolicyIssue, policyFor, type RevisionPolicy } from "./policy.js";
 export { keyOf, type RevisionKey } from "./revision.js";
 export { SCALE_WEBHOOK_SECRET_ENV, scaleReceiver } from "./scale-receiver.js";
+export { type ContainerTarget, containerTarget } from "./scalers/container/container-target.js";
+export {
+  type ContainerInspect,
+  type ContainerSummary,
+  EngineClient,
+  EngineError,
+} from "./scalers/container/engine-api.js";
+export { DEFAULT_SOCKETS, resolveSocket } from "./scalers/container/socket.js";
 export {
   KubernetesScaler,
   type KubernetesScalerOptions,

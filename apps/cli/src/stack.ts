@@ -46,6 +46,7 @@ import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
+import { containerTargets, podApp, withAdopted } from "./containers/container-pods.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
@@ -124,12 +125,14 @@ export async function startStack(
 ): Promise<Stack> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? silentLogger;
-  const local = services.filter((s) => s.service.run);
+  const local = services.filter((s) => s.service.run || s.service.container);
   if (local.length !== services.length) {
     throw new Error(
-      "thaw up runs services with `run:` only; kubernetes and webhook services need thaw-autoscaler",
+      "thaw up runs services with `run:` or `container:` only; kubernetes and webhook services need thaw-autoscaler",
     );
   }
+  // Containers are checked against their engine before anything starts (docs/containers.md).
+  const targets = await containerTargets(local, opts.baseEnv ?? process.env);
   // The gateway routing to these pods is in this process and takes a pod out of routing before it stops
   // it, so the queue-proxy's quiet period (there for routers elsewhere to catch up) is cut short unless the
   // config asks for one. Not to 1 ms: a request the gateway wrote just before it stopped routing may still
@@ -173,21 +176,29 @@ export async function startStack(
   };
   // Only the warm-up passes another scaler, and it never reads `Stack.scaler`.
   const scaler = (opts.podScaler?.(scalerOptions) ?? new LocalScaler(scalerOptions)) as LocalScaler;
-  const service = new AutoscalerService({ scaler, clock, logger });
+  const adopted = new Set(
+    local.flatMap((s) =>
+      targets.get(s)?.running ? [keyOf({ namespace: s.service.namespace, name: s.service.name })] : [],
+    ),
+  );
+  const service = new AutoscalerService({ scaler: withAdopted(scaler, adopted, keyOf), clock, logger });
   const unsubscribe = opts.onEvent ? service.on(opts.onEvent) : () => {};
   const directory = new StaticDirectory();
-  for (const { service: s, policy, readinessProbe } of local) {
-    const run = s.run as NonNullable<typeof s.run>;
+  for (const resolved of local) {
+    const { service: s, policy, readinessProbe } = resolved;
+    const run = s.run;
+    const app = podApp(resolved, targets.get(resolved));
     const rev = { namespace: s.namespace, name: s.name };
     scaler.register({
       ...rev,
-      command: run.command,
-      env: run.env,
-      cwd: resolve(opts.baseDir ?? process.cwd(), run.cwd ?? "."),
-      portEnv: run.portEnv,
+      command: app.command,
+      env: app.env,
+      cwd: resolve(opts.baseDir ?? process.cwd(), app.cwd ?? "."),
+      portEnv: app.portEnv,
       portName: s.containerPortName,
-      ...(run.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
-      ...(run.queueProxy ? { queueProxy: run.queueProxy } : {}),
+      ...(app.userPort !== undefined ? { userPort: app.userPort } : {}),
+      ...(run?.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
+      ...(run?.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,
       timeoutSeconds: s.timeoutSeconds,
       ...(s.responseStartTimeoutSeconds !== undefined
@@ -360,6 +371,12 @@ export async function startStack(
     bodyBufferCap: (rev) => directory.lookup(rev)?.bodyBufferCap ?? 1024 * 1024,
     metrics: () => metrics.render(),
   });
+  // A container that already runs (thaw up restarted) is this revision's pod, not one to start again.
+  await Promise.all(
+    local
+      .filter((s) => targets.get(s)?.running)
+      .map((s) => scaler.scale({ namespace: s.service.namespace, name: s.service.name }, 1)),
+  );
   service.start();
   feed.start();
 

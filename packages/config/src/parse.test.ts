@@ -129,12 +129,12 @@ describe("parseConfig", () => {
     [
       "no scaler",
       { services: [{ name: "x" }] },
-      ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],
+      ["services[0]: needs exactly one of run (local processes), container, kubernetes or webhook"],
     ],
     [
       "two scalers",
       { services: [{ ...hello, webhook: { url: "https://s.example/scale" } }] },
-      ["services[0]: needs exactly one of run (local processes), kubernetes or webhook"],
+      ["services[0]: needs exactly one of run (local processes), container, kubernetes or webhook"],
     ],
     [
       "kubernetes: bad service, port name and metrics port, each with its path",

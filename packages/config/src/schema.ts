@@ -132,6 +132,24 @@ const webhook = strict({
 });
 
 /**
+ * A container the engine already has (created by `podman create`, `docker create` or Compose), started on a
+ * cold request and stopped at scale to zero through the Docker Engine API (docs/containers.md).
+ */
+const container = strict({
+  name: v.pipe(
+    v.string("must be the container's name"),
+    v.regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, "must be a container name such as hello or app-web-1"),
+  ),
+  port: int(1, 65535, "the port the app listens on inside the container, e.g. 8080"),
+  socket: v.optional(
+    v.pipe(
+      v.string("must be a path"),
+      v.startsWith("/", "must be an absolute path such as /run/podman/podman.sock"),
+    ),
+  ),
+});
+
+/**
  * A time window with its own min-scale (like KEDA's cron scaler): open from each `start` until `end` fires or
  * `duration` passes. Crons and ranges are checked in depth by @thaw/autoscaler (schedules.ts).
  */
@@ -150,7 +168,7 @@ const scheduleWindow = strict({
   // Pods kept ready while the window is open (1 up to max-scale); the decider may still ask for more.
   minScale: v.number("must be a whole number ≥ 1"),
 });
-// --- waitingPage (issue 28.2; docs/waiting-page.md) ---
+// waitingPage (docs/waiting-page.md):
 // A page for people: a browser's GET or HEAD (its Accept prefers text/html) held while the service starts
 // gets, after `after`, a small page that shows the expected start, follows it and reloads once ready.
 // Other clients and methods are held as before.
@@ -167,7 +185,6 @@ const waitingPage = strict({
     v.pipe(v.string("must be a file path"), v.minLength(1, "must name an HTML file, e.g. waiting.html")),
   ),
 });
-// --- end waitingPage ---
 
 const service = v.pipe(
   strict({
@@ -218,10 +235,11 @@ const service = v.pipe(
     kubernetes: v.optional(kubernetes),
     webhook: v.optional(webhook),
     waitingPage: v.optional(waitingPage, {}),
+    container: v.optional(container),
   }),
   v.check(
-    (s) => [s.run, s.kubernetes, s.webhook].filter(Boolean).length === 1,
-    "needs exactly one of run (local processes), kubernetes or webhook",
+    (s) => [s.run, s.kubernetes, s.webhook, s.container].filter(Boolean).length === 1,
+    "needs exactly one of run (local processes), container, kubernetes or webhook",
   ),
 );
 

@@ -169,7 +169,7 @@ export class LocalPod {
     const [user, serving, servingTls, admin, metrics] = await freePorts(5);
     const knative = spec.queueProxy;
     const ports: PodPorts = {
-      user: user as number,
+      user: spec.userPort ?? (user as number),
       serving: spec.servingPort ?? (serving as number),
       servingTls: servingTls as number,
       admin: knative?.adminPort ?? (admin as number),

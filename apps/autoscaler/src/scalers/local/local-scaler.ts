@@ -362,6 +362,7 @@ export class LocalScaler implements Scaler {
 function fixedPorts(spec: LocalServiceSpec): Record<string, number> | undefined {
   const out: Record<string, number> = {};
   if (spec.servingPort !== undefined) out.servingPort = spec.servingPort;
+  if (spec.userPort !== undefined) out.userPort = spec.userPort;
   if (spec.queueProxy) {
     out.adminPort = spec.queueProxy.adminPort;
     out.metricsPort = spec.queueProxy.metricsPort;

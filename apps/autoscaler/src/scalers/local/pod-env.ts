@@ -26,6 +26,11 @@ export interface LocalServiceSpec {
    */
   servingPort?: number;
   /**
+   * The app's port when the app cannot be told one (a container that already exists listens where it was
+   * created to): the queue-proxy forwards there instead of to a picked port. At most one pod then runs.
+   */
+  userPort?: number;
+  /**
    * A Knative-compatible queue-proxy of the user's choosing (Knative's own binary included), started with
    * Knative's environment only. It binds the admin and metrics ports it was built with (Knative's 8022 and
    * 9090), so at most one pod of it runs per machine. Unset: Thaw's `thaw-queue-proxy`, every port movable.

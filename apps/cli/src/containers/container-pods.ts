@@ -1,0 +1,68 @@
+import { type ContainerTarget, containerTarget, type Scaler } from "@thaw/autoscaler-service";
+import type { ResolvedService } from "../config-check.js";
+
+/** What a `run:` or `container:` service's pod runs: the app's argv and env, and its fixed port if any. */
+export interface PodApp {
+  command: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  portEnv: string;
+  userPort?: number;
+}
+
+/**
+ * Checks every `container:` service against its engine (socket, container, port), all before anything
+ * starts; rejects with one line per problem, each naming the field and the fix.
+ */
+export async function containerTargets(
+  services: readonly ResolvedService[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Map<ResolvedService, ContainerTarget>> {
+  const out = new Map<ResolvedService, ContainerTarget>();
+  const problems: string[] = [];
+  await Promise.all(
+    services.map(async (s, i) => {
+      const c = s.service.container;
+      if (!c) return;
+      const t = await containerTarget(c, env, `services[${i}].container`);
+      if (t.ok) out.set(s, t.value);
+      else problems.push(t.message);
+    }),
+  );
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  return out;
+}
+
+/** The pod's app: the service's `run:`, or for a container the attach process on the container's port. */
+export function podApp(s: ResolvedService, target: ContainerTarget | undefined): PodApp {
+  const run = s.service.run;
+  if (run)
+    return { command: run.command, env: run.env, ...(run.cwd ? { cwd: run.cwd } : {}), portEnv: run.portEnv };
+  if (!target) throw new Error(`service ${s.service.name} has neither run nor a checked container`);
+  return { command: target.command, env: target.env, portEnv: "PORT", userPort: target.userPort };
+}
+
+/**
+ * `scaler` as the autoscaler sees it, with the replica count held at start-up for containers that already
+ * ran (adopted after a restart of `thaw up`), so it decides from 1, not 0, and scales them down when idle.
+ * The count is said until the autoscaler first scales that revision; then the scaler's own state is the truth.
+ */
+export function withAdopted(
+  scaler: Scaler,
+  adopted: ReadonlySet<string>,
+  key: (r: RevisionKey) => string,
+): Scaler {
+  const held = new Set(adopted);
+  return {
+    replicas: (rev) => (held.has(key(rev)) ? 1 : undefined),
+    scale: (rev, n) => {
+      held.delete(key(rev));
+      return scaler.scale(rev, n);
+    },
+    pods: (rev) => scaler.pods(rev),
+    subscribe: (rev, onChange) => scaler.subscribe(rev, onChange),
+    close: () => scaler.close(),
+  };
+}
+
+type RevisionKey = { namespace: string; name: string };

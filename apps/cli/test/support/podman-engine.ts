@@ -1,0 +1,88 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** A podman API service on a socket in a temp folder, with its own storage, config and run root. */
+export interface PodmanEngine {
+  dir: string;
+  socket: string;
+  /** Runs the podman CLI against the same storage. */
+  podman(args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `podman system service` with runc and cgroupfs (crun refuses this host's hybrid cgroups), storage
+ * under a temp folder (the host's is never read or written), and imports a busybox-static image built from
+ * Debian's .deb (no registry): `localhost/thaw-test/httpd:1`, busybox httpd on $PORT (default 8080).
+ */
+export async function startPodman(): Promise<PodmanEngine> {
+  const dir = mkdtempSync(join(tmpdir(), "thaw-podman-"));
+  const conf = join(dir, "containers.conf");
+  writeFileSync(
+    conf,
+    [
+      "[containers]",
+      'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
+      'log_driver = "k8s-file"',
+      "[engine]",
+      'runtime = "runc"',
+      'cgroup_manager = "cgroupfs"',
+      'events_logger = "file"',
+      `tmp_dir = "${join(dir, "run", "libpod")}"`,
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, "policy.json"), '{"default":[{"type":"insecureAcceptAnything"}]}');
+  const env = { ...process.env, CONTAINERS_CONF: conf };
+  const base = ["--root", join(dir, "storage"), "--runroot", join(dir, "run"), "--storage-driver", "overlay"];
+  const podman = async (args: string[]) => (await run("podman", [...base, ...args], { env })).stdout;
+  // The image: busybox-static alone, its httpd serving one file on $PORT.
+  const root = join(dir, "rootfs");
+  mkdirSync(join(root, "bin"), { recursive: true });
+  mkdirSync(join(root, "www"), { recursive: true });
+  await run("apt-get", ["download", "-o", "APT::Sandbox::User=root", "busybox-static"], { cwd: dir });
+  const deb = readdirSync(dir).find((f) => f.endsWith(".deb")) as string;
+  await run("dpkg-deb", ["-x", join(dir, deb), join(dir, "deb")]);
+  await run("cp", [join(dir, "deb/bin/busybox"), join(root, "bin/busybox")]);
+  writeFileSync(join(root, "www/index.html"), "hello from a container\n");
+  await run("tar", ["-C", root, "-cf", join(dir, "img.tar"), "."]);
+  await podman([
+    "import",
+    "--signature-policy",
+    join(dir, "policy.json"),
+    "--change",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion inside the container, not JS
+    'CMD ["/bin/busybox","sh","-c","exec /bin/busybox httpd -f -p 127.0.0.1:${PORT:-8080} -h /www"]',
+    join(dir, "img.tar"),
+    "localhost/thaw-test/httpd:1",
+  ]);
+  const socket = join(dir, "podman.sock");
+  const service: ChildProcess = spawn(
+    "podman",
+    [...base, "system", "service", "--time=0", `unix://${socket}`],
+    {
+      env,
+      stdio: "ignore",
+    },
+  );
+  for (let i = 0; i < 200 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(socket)) throw new Error("podman system service did not create its socket in 10 s");
+  return {
+    dir,
+    socket,
+    podman,
+    async stop() {
+      await podman(["rm", "-af", "-t", "1"]).catch(() => "");
+      if (service.exitCode === null) {
+        service.kill("SIGTERM");
+        await new Promise((r) => service.once("exit", r));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
