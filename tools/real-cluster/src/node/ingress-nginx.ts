@@ -19,7 +19,7 @@ export interface IngressNginxOptions {
   activator: string;
   /** The bearer token the hook expects (the thaw-token Secret). */
   token: string;
-  /** The HTTP/1 listener's port on the node IP (default 8080; h2c on the next one). */
+  /** The HTTP/1 listener's port on the node IP (default 9080, h2c on the next one; CoreDNS holds 8080 there). */
   port?: number;
 }
 
@@ -40,7 +40,7 @@ export interface IngressNginx {
 export async function startIngressNginx(o: IngressNginxOptions): Promise<IngressNginx> {
   const bin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((b) => spawnSync(b, ["-v"]).status === 0);
   if (!bin) throw new Error("nginx is not installed: apt-get install -y nginx-light (bash .ci/run does)");
-  const port = o.port ?? 8080;
+  const port = o.port ?? 9080;
   // Started as root, nginx's workers run as nobody: they write the temp and cache folders.
   mkdirSync(o.dir, { recursive: true });
   chmodSync(o.dir, 0o755);
