@@ -54,6 +54,7 @@ export async function proxyRequest(
   const log = deps.logger ?? silentLogger;
   const arrived = clock.now();
   reporter.requestIn(key, arrived);
+  telemetry.received(key);
   // The one check tracing costs when off; every span below hangs off this one.
   const span = deps.tracer
     ? deps.tracer.startSpan("activator.request", (n) => req.headers.get(n), "server", {

@@ -19,6 +19,8 @@ export interface TelemetrySnapshot {
 export interface RevisionCounts {
   readonly namespace: string;
   readonly name: string;
+  /** Every request the activator took for the revision, held or proxied at once. */
+  received: number;
   queued: number;
   rejected: number;
   replayed: number;
@@ -27,8 +29,9 @@ export interface RevisionCounts {
 type Key = { namespace: string; name: string };
 
 /**
- * Counts queued, rejected and replayed requests per revision and records cold-start durations. Each count
- * happens off the warm path (a request that waits, fails, or is sent again), so a lookup there is cheap.
+ * Counts received, queued, rejected and replayed requests per revision and records cold-start durations.
+ * `received` is the one count on the warm path: it is what shows a warm request never came through here
+ * (the ingress sends those straight to a pod).
  */
 export class Telemetry {
   #coldStarts = 0;
@@ -36,6 +39,10 @@ export class Telemetry {
   #listeners: ((s: ColdStartSample) => void)[] = [];
   readonly #revs = new Map<string, RevisionCounts>();
 
+  /** The activator took a request for `rev` (every request, counted once at arrival). */
+  received(rev: Key): void {
+    this.#of(rev).received++;
+  }
   /** A request for `rev` had to wait for capacity. */
   queued(rev: Key): void {
     this.#of(rev).queued++;
@@ -86,7 +93,7 @@ export class Telemetry {
     const id = `${rev.namespace}/${rev.name}`;
     let r = this.#revs.get(id);
     if (r === undefined) {
-      r = { namespace: rev.namespace, name: rev.name, queued: 0, rejected: 0, replayed: 0 };
+      r = { namespace: rev.namespace, name: rev.name, received: 0, queued: 0, rejected: 0, replayed: 0 };
       this.#revs.set(id, r);
     }
     return r;

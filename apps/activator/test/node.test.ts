@@ -105,6 +105,19 @@ describe("Node activator against real loopback backends", () => {
     expect(metrics).toMatch(/^# TYPE thaw_activator_queue_depth gauge$/m);
   });
 
+  it("counts every request it takes, held or not, on the fast path and the portable one (requests_total)", async () => {
+    const b = await backend();
+    const a = await activator([b.addr]);
+    await waitFor(async () => (await status(a, "/")) === 200);
+    const before = await requestsTotal(a);
+    // Three warm GETs take the Node fast path; a POST with a body takes the portable path.
+    for (let i = 0; i < 3; i++) expect(await status(a, `/w/${i}`)).toBe(200);
+    const post = await fetch(`http://127.0.0.1:${a.port}/p`, { method: "POST", headers: REV, body: "x" });
+    await post.text();
+    expect(post.status).toBe(200);
+    expect((await requestsTotal(a)) - before).toBe(4);
+  });
+
   it("a backend killed mid-flight: the request is replayed on the other pod and succeeds", async () => {
     const script = `
       const http = require("node:http");
@@ -660,4 +673,13 @@ async function waitFor(cond: () => boolean | Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("condition not met within 5 s");
+}
+
+/** The activator's thaw_activator_requests_total for KEY (0 before the first request). */
+async function requestsTotal(a: RunningActivator): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${a.port}/metrics`)).text();
+  const m = text.match(
+    /^thaw_activator_requests_total\{namespace="default",revision="hello-00001"\} (\d+)$/m,
+  );
+  return Number(m?.[1] ?? 0);
 }

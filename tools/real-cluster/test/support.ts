@@ -18,20 +18,12 @@ export const adminOf = (cp: ControlPlane): ApiTarget => ({
   token: cp.token,
 });
 
-/** `thaw k8s render` of examples/hello/thaw.k8s.yaml into a fresh temp folder (the CLI's built dist). */
-export function renderExample(): string {
+/** `thaw k8s render` of `config` (default examples/hello/thaw.k8s.yaml) into a fresh temp folder (the CLI's built dist). */
+export function renderExample(config = join(ROOT, "examples/hello/thaw.k8s.yaml")): string {
   const out = mkdtempSync(join(tmpdir(), "thaw-real-render-"));
   execFileSync(
     process.execPath,
-    [
-      join(ROOT, "apps/cli/dist/main.js"),
-      "k8s",
-      "render",
-      "--config",
-      join(ROOT, "examples/hello/thaw.k8s.yaml"),
-      "--out",
-      out,
-    ],
+    [join(ROOT, "apps/cli/dist/main.js"), "k8s", "render", "--config", config, "--out", out],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   return out;

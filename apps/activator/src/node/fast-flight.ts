@@ -19,7 +19,7 @@ import { forwardFields, hasField } from "./fast-headers.js";
 const COALESCE_BYTES = 16 * 1024;
 
 /** The counters the Node path keeps (the portable path's `Telemetry`). */
-export type FastPathTelemetry = Pick<Telemetry, "queued" | "rejected" | "replayed">;
+export type FastPathTelemetry = Pick<Telemetry, "received" | "queued" | "rejected" | "replayed">;
 
 /** What every flight of one activator shares. */
 export interface FlightContext {
@@ -83,6 +83,7 @@ export class Flight implements UpstreamSink, LeaseWaiter {
     const { clock, reporter } = c.deps;
     this.#arrived = clock.now();
     reporter.requestIn(key, this.#arrived);
+    c.telemetry.received(key);
     this.#timer = clock.setTimeout(() => this.#expire(), config.timeoutSeconds * 1000);
     // `on`, not `once`: close fires once anyway, and once would add a wrapper and a bound function per request.
     res.on("close", () => this.#closed());

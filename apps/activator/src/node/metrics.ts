@@ -13,7 +13,7 @@ export interface ActivatorMetricSources {
 }
 
 /**
- * The activator's Prometheus metrics (docs/metrics.md): the cold-start histogram, per-revision queued,
+ * The activator's Prometheus metrics (docs/metrics.md): the cold-start histogram, per-revision received, queued,
  * rejected and replayed counters, the queue depth, and the stat link to the autoscaler. Counters mirror the
  * portable telemetry, the single source of those numbers; the rest is read on scrape.
  */
@@ -27,6 +27,11 @@ export function createMetrics(src: ActivatorMetricSources): MetricsRegistry {
     COLD_START_BUCKETS_SECONDS,
   );
   telemetry.onColdStart((s) => coldStart.observe([s.namespace, s.name], s.durationMs / 1000));
+  const received = registry.counter(
+    "thaw_activator_requests_total",
+    "Requests the activator took for a revision, whether they waited or went to a pod at once.",
+    REV,
+  );
   const queued = registry.counter(
     "thaw_activator_requests_queued_total",
     "Requests that waited for a pod.",
@@ -50,6 +55,7 @@ export function createMetrics(src: ActivatorMetricSources): MetricsRegistry {
   registry.onCollect(() => {
     for (const r of telemetry.revisions()) {
       const v = [r.namespace, r.name];
+      received.set(v, r.received);
       queued.set(v, r.queued);
       rejected.set(v, r.rejected);
       replayed.set(v, r.replayed);
