@@ -36,6 +36,18 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   "simulate.startupDelay": { text: "Time a simulated pod takes from start to ready." },
   "simulate.tick": { text: "The simulation's time step." },
   "simulate.initialReplicas": { text: "Ready pods at time 0 of the simulation." },
+  "simulate.start": {
+    text: "Wall-clock instant of the trace's time 0 (ISO 8601), so the services' schedules open at the right times.",
+  },
+  warm: {
+    text: "Wake hints: a request on a path keeps services at one pod or more for a while, without holding the request.",
+  },
+  "warm[].path": { text: "Path prefix that sends the hint, e.g. /login." },
+  "warm[].hosts": { text: "Host names the path is matched on; every host when empty." },
+  "warm[].services": { text: "Services to warm, by name (namespace/name outside default)." },
+  "warm[].ttlSeconds": {
+    text: "Seconds each hint keeps the services warm (1–3600); a later hint extends it.",
+  },
   services: { text: "The services to scale; at least one." },
   "services[].name": { text: "The service's name (a DNS label).", knative: "Revision metadata.name" },
   "services[].namespace": { text: "Its namespace (a DNS label).", knative: "metadata.namespace" },
@@ -190,4 +202,43 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   "services[].webhook.url": { text: "Where each scale decision is POSTed." },
   "services[].webhook.endpoints": { text: "The queue-proxies (host:port) to send requests to and scrape." },
   "services[].webhook.headers": { text: "Extra headers on each webhook request." },
+  "services[].schedules": {
+    text: "Time windows with their own min-scale (a cron opens each, `end` or `duration` closes it), like KEDA's cron scaler.",
+  },
+  "services[].schedules[].name": {
+    text: "Shown on the dashboard and in scale reasons; schedules[j] when unset.",
+  },
+  "services[].schedules[].timezone": { text: "IANA time zone the crons are read in (UTC when unset)." },
+  "services[].schedules[].start": {
+    text: 'Five-field cron at which the window opens, e.g. "0 8 * * mon-fri".',
+  },
+  "services[].schedules[].end": { text: "Cron at which the window closes; give this or duration." },
+  "services[].schedules[].duration": { text: "How long the window stays open after each start, e.g. 10h." },
+  "services[].schedules[].minScale": {
+    text: "Pods kept ready while the window is open; the decider may still ask for more.",
+    knative: "autoscaling.knative.dev/min-scale, for the window",
+  },
+  "services[].waitingPage": {
+    text: "A page for browsers held while the service starts (docs/waiting-page.md); other clients are held as before.",
+  },
+  "services[].waitingPage.enabled": { text: "false: browsers are held like every other client." },
+  "services[].waitingPage.after": {
+    text: "How long a browser's request is held before it gets the page instead.",
+  },
+  "services[].waitingPage.template": {
+    text: "An HTML file (relative to the config) to show instead of the built-in page, with {{placeholders}}.",
+  },
+  "services[].container": {
+    text: "Run the service as a container the engine already has, started and stopped through the Docker API (docs/containers.md).",
+  },
+  "services[].container.name": {
+    text: "The container's name, as `podman create --name` or Compose gave it.",
+  },
+  "services[].container.port": {
+    text: "The port the app listens on inside the container.",
+    knative: "containers[].ports[].containerPort",
+  },
+  "services[].container.socket": {
+    text: "The engine's API socket; $DOCKER_HOST, then the podman and Docker defaults when unset.",
+  },
 };

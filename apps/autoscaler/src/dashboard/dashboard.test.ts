@@ -175,7 +175,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     feed.start();
     const seen: string[] = [];
     feed.on((e) => seen.push(e.type));
-    const app = autoscalerApp({ service, clock, dashboard: feed });
+    autoscalerApp({ service, clock, dashboard: feed });
     service.poke(rev);
     await clock.advance(100);
     const t = clock.now();

@@ -32,9 +32,7 @@ export function warmRulesOf(config: ThawConfig): WarmRule[] {
 }
 
 /** Reads thaw.config.yaml with @thaw/config; throws with every issue and its field path. */
-export async function loadHookConfig(
-  file: string,
-): Promise<{
+export async function loadHookConfig(file: string): Promise<{
   config: ThawConfig;
   services: ServiceRoute[];
   warm: WarmRule[];
