@@ -36,17 +36,15 @@ describe("thaw up's terminal lines", () => {
     expect(linesOf("kept").find((l) => / 0 -> 1 /.test(l))).toMatch(/0 -> 1 {2}min-scale 1\b/);
   });
 
-  it("speak of requests per second for metric: rps, and name the cap", async () => {
+  /** Loads `kept` (four clients, ~40 requests a second against a target of 1) until its four pods are ready. */
+  async function loadToFour(): Promise<void> {
     const host = { Host: "kept.localhost" };
     let loading = true;
-    // Four clients back to back, some 40 requests a second against a target of 1 per pod.
     const clients = Array.from({ length: 4 }, async () => {
       for (let i = 0; loading && i < 2000; i++)
         await request(run.up.url, { headers: host, path: "/?sleep=80" });
     });
     try {
-      await until(() => linesOf("kept").some((l) => /capped by max-scale 4/.test(l)), 30_000, "the cap");
-      // All four ready before the load stops, so the first scale-down step is the rate's (4 / 2).
       await until(
         async () => {
           const all = (await (await fetch(`${run.up.url}/_thaw/api/revisions`)).json()) as {
@@ -55,13 +53,18 @@ describe("thaw up's terminal lines", () => {
           }[];
           return all.find((r) => r.name === "kept")?.readyPods === 4;
         },
-        20_000,
+        30_000,
         "four ready pods",
       );
     } finally {
       loading = false;
       await Promise.all(clients);
     }
+  }
+
+  it("speak of requests per second for metric: rps, and name the cap", async () => {
+    await loadToFour();
+    expect(linesOf("kept").some((l) => /capped by max-scale 4/.test(l))).toBe(true);
     const up = linesOf("kept").filter((l) => /stable .* per pod/.test(l));
     expect(up.length).toBeGreaterThan(0);
     for (const l of up) expect(l).toMatch(/requests per second, target [\d.]+ per pod/);
@@ -69,13 +72,29 @@ describe("thaw up's terminal lines", () => {
   }, 90_000);
 
   it("name the scale-down rate that held a step, and min-scale that held the last", async () => {
-    await until(() => linesOf("kept").some((l) => / 4 -> 2 /.test(l)), 40_000, "the scale-down to 2");
-    expect(linesOf("kept").find((l) => / 4 -> 2 /.test(l))).toMatch(
-      /\(held at 2 by max-scale-down-rate 2: at most 4 \/ 2 per step\)/,
-    );
+    // The stable average falls through every value once the load stops: a decider tick that lands while
+    // it reads between 2 and 3 steps 4 -> 3, which the rate does not hold. Load again and retry (bounded).
+    let step: string | undefined;
+    for (let attempt = 0; attempt < 3 && step === undefined; attempt++) {
+      if (attempt > 0) await loadToFour();
+      const seen = linesOf("kept").length;
+      await until(
+        () =>
+          linesOf("kept")
+            .slice(seen)
+            .some((l) => / 4 -> \d /.test(l)),
+        40_000,
+        "a step down from 4",
+      );
+      const first = linesOf("kept")
+        .slice(seen)
+        .find((l) => / 4 -> \d /.test(l)) as string;
+      if (/ 4 -> 2 /.test(first)) step = first;
+    }
+    expect(step).toMatch(/\(held at 2 by max-scale-down-rate 2: at most 4 \/ 2 per step\)/);
     await until(() => linesOf("kept").some((l) => / 2 -> 1 /.test(l)), 40_000, "the scale-down to 1");
     expect(linesOf("kept").find((l) => / 2 -> 1 /.test(l))).toMatch(/\(held at 1 by min-scale 1\)/);
-  }, 90_000);
+  }, 200_000);
 
   it("give the table's last cold start the timeline's figure", async () => {
     const r = await request(run.up.url, { headers: { Host: "cold.localhost" } });

@@ -64,10 +64,14 @@ describe("nginx + hook: wake hints on a chosen path", () => {
     expect(hints).toEqual([]);
   });
 
-  it("a request on /login is answered and sends one hint for the API, through the activator's /v1/activate", async () => {
+  it("a request on /login is answered and sends one hint for the API, through the activator's /v1/activate", {
+    timeout: 30_000,
+  }, async () => {
     const r = await httpGet(port, "app.localhost", "/login");
     expect(r.status).toBe(200);
-    for (let i = 0; i < 50 && hints.length === 0; i++) await new Promise((res) => setTimeout(res, 100));
+    // The hint is sent beside the answer: wait for it, bounded (a loaded machine can take seconds).
+    const deadline = Date.now() + 20_000;
+    while (hints.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
     expect(hints).toEqual(["default/api 120000"]);
   });
 });
