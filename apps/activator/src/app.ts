@@ -1,3 +1,4 @@
+import { BodyBudget } from "@thaw/activation";
 import {
   activatorHealthResponse,
   activatorProbeResponse,
@@ -30,7 +31,8 @@ const UNKNOWN_HINT =
  * The portable activator: probes in Knative's order (a.3), the `/v1` API for the ingress hook, then the
  * activation path for every other request. Runtime specifics (sockets, pools, Durable Objects) are in `deps`.
  */
-export function createActivatorApp(deps: ActivatorDeps, telemetry = new Telemetry()): ActivatorApp {
+export function createActivatorApp(given: ActivatorDeps, telemetry = new Telemetry()): ActivatorApp {
+  const deps = given.bodyBudget ? given : { ...given, bodyBudget: new BodyBudget() };
   const app = new Hono();
   // Knative's check: an error text makes the kubelet probe fail with 500 and that text.
   const healthCheck = () => {

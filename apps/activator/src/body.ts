@@ -1,3 +1,4 @@
+import type { BodyAccount } from "@thaw/activation";
 import type { BodyMode } from "./replay-policy.js";
 
 /** A request body made ready for one or more forwards. */
@@ -13,29 +14,44 @@ export interface PreparedBody {
 export const NO_BODY: PreparedBody = { mode: "none", next: () => null, touched: () => false };
 const NONE = NO_BODY;
 
+/** An account with no bound, for callers without a budget. */
+const UNBOUNDED: BodyAccount = { take: () => true, release: () => {} };
+
 /**
- * Keeps a body of at most `cap` bytes in memory so that a failed forward can be replayed; a body that is
- * larger (by Content-Length, or found while reading) streams once, the bytes read so far first.
+ * Keeps a body of at most `cap` bytes in memory so that a failed forward can be replayed, its bytes taken
+ * from `account` (a {@link BodyBudget}'s, which bounds all held bodies together); a body that is larger (by
+ * Content-Length, or found while reading) or does not fit the budget streams once, the bytes read so far
+ * first. The caller releases `account` once the body is no longer needed (answered, refused, client gone);
+ * a read that fails (the client left mid-body) releases it here.
  */
 export async function prepareBody(
   body: ReadableStream<Uint8Array> | null,
   headers: Headers,
   cap: number,
+  account: BodyAccount = UNBOUNDED,
 ): Promise<PreparedBody> {
   if (body === null) return NONE;
   const declared = Number(headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > cap) return streamOnce([], body.getReader());
+  const known = Number.isFinite(declared);
+  // A declared length is taken whole before any byte is read: one that does not fit is left in the socket.
+  if (known && (declared > cap || !account.take(declared))) return streamOnce([], body.getReader());
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > cap) return streamOnce(chunks, reader);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      // A chunked body is taken as it comes; the chunk that does not fit goes out first, untaken.
+      if (size > cap || (!known && !account.take(value.byteLength))) return streamOnce(chunks, reader);
+    }
+  } catch (err) {
+    account.release();
+    throw err;
   }
-  if (size === 0 && !Number.isFinite(declared)) return NONE;
+  if (size === 0 && !known) return NONE;
   const bytes = concat(chunks, size);
   return { mode: "buffered", next: () => bytes, touched: () => false };
 }

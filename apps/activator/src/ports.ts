@@ -1,3 +1,4 @@
+import type { BodyBudget } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
 import type { Tracer, WireStatMessage } from "@thaw/protocol";
 
@@ -221,6 +222,11 @@ export interface ActivatorDeps {
    * hint is refused.
    */
   warm?: (key: RevisionKey, ttlMs: number) => number;
+  /**
+   * Bounds the request bodies kept for a replay, all requests together, per revision and for the process
+   * (see BodyBudget); `createActivatorApp` makes one with the defaults when absent.
+   */
+  bodyBudget?: BodyBudget;
   /** Heartbeat period of `/v1/watch` (default 15 s). */
   watchPingMs?: number;
   /**

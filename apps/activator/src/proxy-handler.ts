@@ -13,6 +13,7 @@ import {
   httpStatusFor,
   isAppUnreached,
   passthroughLbHeaders,
+  revisionKey,
   stripHopByHop,
 } from "@thaw/protocol";
 import { NO_BODY, prepareBody } from "./body.js";
@@ -96,11 +97,14 @@ export async function proxyRequest(
   const headers = deps.passthroughLb ? passthroughLbHeaders(upstreamHeaders, key) : upstreamHeaders;
   const cold = gate.readyEndpoints().length === 0;
   span?.setAttribute("thaw.cold", cold);
+  // The body's bytes count in the process's and the revision's budget until the pod answers or the request
+  // ends otherwise (refused, timed out, client gone): `finally` below.
+  const account = deps.bodyBudget?.open(revisionKey(key));
   try {
     const body =
       req.body === null
         ? NO_BODY
-        : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap), timer.signal);
+        : await withSignal(prepareBody(req.body, req.headers, config.bodyBufferCap, account), timer.signal);
     for (let attempt = 0; ; attempt++) {
       const waitStart = clock.now();
       const noPod = gate.readyEndpoints().length === 0;
@@ -178,6 +182,8 @@ export async function proxyRequest(
     status = res.status;
     out();
     return res;
+  } finally {
+    account?.release();
   }
 }
 

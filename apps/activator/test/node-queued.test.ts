@@ -1,5 +1,6 @@
 import { createServer, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultRevisionConfig, type StaticRevision } from "../src/node/config.js";
 import { type RunningActivator, startActivator } from "../src/node/server.js";
@@ -176,6 +177,45 @@ describe("requests held for a cold revision (node-level wait and portable path)"
   );
 });
 
+describe("upgrades held for a cold revision (websockets)", () => {
+  it("300 clients that leave at once while held never reach the pod", async () => {
+    const endpoints = new StaticEndpointSource();
+    const a = await activator({ containerConcurrency: 10 }, endpoints);
+    const pod = await latchedPod();
+    const gone = await Promise.all(Array.from({ length: 300 }, (_, i) => upgradeHead(a.port, `/gone${i}`)));
+    await until(async () => (await queueDepth(a.port)) === 300, "300 upgrades waiting");
+    endpoints.set(KEY, [pod.addr]);
+    await until(() => pod.probes.length > 0, "the activator to probe the pod");
+    for (const s of gone) s.destroy();
+    pod.ready();
+    const next = await send(a.port, "GET", "/next", undefined).answer;
+    const reached = pod.seen.filter((u) => u.startsWith("/gone")).length;
+    process.stderr.write(`held and gone (activator, upgrade): ${reached} of 300 reached the pod\n`);
+    expect(next.status).toBe(200);
+    expect(reached).toBe(0);
+    await until(async () => (await queueDepth(a.port)) === 0, "no upgrade left waiting");
+  }, 60_000);
+});
+
+/** Opens a connection and sends a websocket upgrade head for the revision; the socket is returned unread. */
+async function upgradeHead(port: number, path: string): Promise<net.Socket> {
+  const s = net.connect(port, "127.0.0.1");
+  await new Promise<void>((r) => s.once("connect", () => r()));
+  s.on("error", () => {});
+  const rev = Object.entries(REV)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
+  s.write(`GET ${path} HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${rev}\r\n`);
+  return s;
+}
+
+/** The revision's queue depth from the activator's /metrics (requests and upgrades waiting for a slot). */
+async function queueDepth(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const m = /^thaw_activator_queue_depth\{[^}]*revision="held-00001"[^}]*\} (\d+)/m.exec(text);
+  return Number(m?.[1] ?? 0);
+}
+
 /** A pod whose readiness answer waits for `ready()`; every other request is answered and recorded. */
 async function latchedPod() {
   const seen: string[] = [];
@@ -190,6 +230,11 @@ async function latchedPod() {
     seen.push(req.url ?? "");
     req.resume();
     req.on("end", () => res.end("ok"));
+  });
+  // An upgrade is recorded and refused (the activator relays the refusal as an ordinary answer).
+  server.on("upgrade", (req, socket) => {
+    seen.push(req.url ?? "");
+    socket.end("HTTP/1.1 426 Upgrade Required\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   cleanup.push(
@@ -211,9 +256,9 @@ async function latchedPod() {
 }
 
 /** Polls `ok` until it holds (bounded: 10 s). */
-async function until(ok: () => boolean, what: string) {
+async function until(ok: () => boolean | Promise<boolean>, what: string) {
   for (let i = 0; i < 500; i++) {
-    if (ok()) return;
+    if (await ok()) return;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);

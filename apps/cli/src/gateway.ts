@@ -1,3 +1,4 @@
+import type { BodyBudget } from "@thaw/activation";
 import { type Forwarder, prepareBody } from "@thaw/activator";
 import {
   DashboardFeed,
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   trustedProxies?: AddressRanges;
   /** Request bodies up to this many bytes are kept so a forward that reached no app can be sent again. */
   bodyBufferCap?(revision: RevisionId): number;
+  /** Bounds the bodies kept for a replay, all requests together (the activator's own, in `thaw up`). */
+  bodyBudget?: BodyBudget;
   /** Prometheus text of the stack's components, served at `GET /_thaw/metrics` (docs/metrics.md). */
   metrics?(): string;
 }
@@ -141,16 +144,19 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     const headers = new Headers(req.headers);
     let body = req.body;
     if (direct) {
-      const prepared = await prepareBody(
-        req.body,
-        req.headers,
-        deps.bodyBufferCap?.(d.revision) ?? 1024 * 1024,
-      );
-      const outcome = await toPod(deps.forward, d.upstream as string, req, headers, prepared);
-      if (outcome.kind === "answer") return outcome.response;
-      // Nothing reached the app: the activator holds it until a pod is ready (another one, or this one back).
-      if (prepared.touched()) return new Response("upstream failed\n", { status: 502 });
-      body = prepared.next() as ReadableStream<Uint8Array> | null;
+      // Kept bytes count in the process's budget (shared with the activator) until the pod answers.
+      const account = deps.bodyBudget?.open(d.key);
+      try {
+        const cap = deps.bodyBufferCap?.(d.revision) ?? 1024 * 1024;
+        const prepared = await prepareBody(req.body, req.headers, cap, account);
+        const outcome = await toPod(deps.forward, d.upstream as string, req, headers, prepared);
+        if (outcome.kind === "answer") return outcome.response;
+        // Nothing reached the app: the activator holds it until a pod is ready (another one, or this one back).
+        if (prepared.touched()) return new Response("upstream failed\n", { status: 502 });
+        body = prepared.next() as ReadableStream<Uint8Array> | null;
+      } finally {
+        account?.release();
+      }
     }
     headers.set(Header.namespace, d.revision.namespace);
     headers.set(Header.revision, d.revision.name);

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
-import { ConcurrencyReporter } from "@thaw/activation";
+import { BodyBudget, ConcurrencyReporter } from "@thaw/activation";
 import {
   createActivatorApp,
   type EndpointSource,
@@ -25,7 +25,7 @@ import {
   silentLogger,
 } from "@thaw/autoscaler-service";
 import { type Clock, systemClock } from "@thaw/clock";
-import { parseDurationMs, type ThawConfig } from "@thaw/config";
+import { bodyBudgetLimits, parseDurationMs, type ThawConfig } from "@thaw/config";
 import {
   forwardAuthApp,
   hostTableResolver,
@@ -255,6 +255,9 @@ export async function startStack(
     logger,
   });
   const pool = podForwarders();
+  // One budget for every body kept for a replay in this process: the gateway's direct forwards and the
+  // activator's held requests alike.
+  const bodyBudget = new BodyBudget(bodyBudgetLimits(config));
   const offPools = local.map(({ service: s }) =>
     scaler.subscribe({ namespace: s.namespace, name: s.name }, () => pool.retain(scaler.allAddresses())),
   );
@@ -275,6 +278,7 @@ export async function startStack(
       forward: pool.forward,
       clock,
       reporter,
+      bodyBudget,
       ...(config.token ? { token: config.token } : {}),
       logger,
       // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
@@ -369,6 +373,7 @@ export async function startStack(
     ...(config.token ? { token: config.token } : {}),
     trustedProxies,
     bodyBufferCap: (rev) => directory.lookup(rev)?.bodyBufferCap ?? 1024 * 1024,
+    bodyBudget,
     metrics: () => metrics.render(),
   });
   // A container that already runs (thaw up restarted) is this revision's pod, not one to start again.

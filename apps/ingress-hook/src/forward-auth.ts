@@ -5,6 +5,7 @@ import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
+import { leftWhileHeld } from "./left-while-held.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
 import { activateOrPage, answerPoll, isPoll, pageFor, wantsPage } from "./waiting-page/hold.js";
 
@@ -37,7 +38,11 @@ export function forwardAuthApp(hook: IngressHook): Hono {
       return nginx ? pageRedirect() : pageFor(hook, first as Cold, view.method);
     }
     if (span) endDecisionSpan(span, d);
-    if (d.kind === "deny") return dialect.endsWith("nginx") ? nginxDenyResponse(d) : denyResponse(d);
+    const deny = dialect.endsWith("nginx") ? nginxDenyResponse : denyResponse;
+    if (d.kind === "deny") return deny(d);
+    // Held while cold: a proxy whose client left meanwhile gets a deny, not the route (see leftWhileHeld).
+    const left = first.kind === "cold" ? await leftWhileHeld(raw.signal, d.key) : undefined;
+    if (left) return deny(left);
     const headers = allowHeaders(d);
     if (dialect === "ingress-nginx") {
       // ingress-nginx picks a location's backend before its auth call, so no answer can switch it: the

@@ -6,6 +6,7 @@ import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
+import { leftWhileHeld } from "./left-while-held.js";
 import { denyResponse } from "./respond.js";
 import { activateOrPage, answerPoll, isPoll, type KeepAlive, pageFor } from "./waiting-page/hold.js";
 
@@ -67,9 +68,16 @@ export function thawIngress<
     if (decided.kind === "deny") return denyResponse(decided);
     // Without an activator route, a request waits here for a pod slot when all are taken (see releaseHeld);
     // with one free (or no per-pod limit) it passes with no await.
-    const released =
-      hook.tryRelease(decided) ?? (await ticking(hook.releaseHeld(decided, raw.signal), options.holdTickMs));
+    const now = hook.tryRelease(decided);
+    const released = now ?? (await ticking(hook.releaseHeld(decided, raw.signal), options.holdTickMs));
     if ("kind" in released) return denyResponse(released);
+    // A request held (cold, or for a slot) whose client left meanwhile is dropped, its slot given back.
+    const left =
+      first.kind === "cold" || now === undefined ? await leftWhileHeld(raw.signal, decided.key) : undefined;
+    if (left) {
+      released.release?.();
+      return denyResponse(left);
+    }
     const d = released.allow;
     c.set("thaw", d);
     const setUpstream = options.setUpstreamHeader === true && d.upstream !== undefined;

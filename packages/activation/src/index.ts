@@ -7,6 +7,7 @@
 export * from "./after-delivered-io.js";
 export * from "./answer.js";
 export * from "./backend-prober.js";
+export * from "./body-budget.js";
 export * from "./breaker.js";
 export * from "./capacity.js";
 export * from "./cold-start-estimate.js";

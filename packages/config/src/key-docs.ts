@@ -32,6 +32,12 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   tunnelIdleTimeout: {
     text: "`thaw up`'s gateway: a websocket tunnel with no byte either way for this long is closed (5m when unset).",
   },
+  bodyBufferRevisionBytes: {
+    text: "All request bodies one revision keeps for a replay at once (each up to its `bodyBufferBytes`); a body that does not fit streams once, unreplayable. 16 MiB when unset.",
+  },
+  bodyBufferProcessBytes: {
+    text: "All request bodies the gateway and activator keep for a replay at once, every revision together; a body that does not fit streams once. 64 MiB when unset.",
+  },
   simulate: { text: "thaw-simulate's own settings (see `thaw-simulate --help`); `thaw up` ignores them." },
   "simulate.startupDelay": { text: "Time a simulated pod takes from start to ready." },
   "simulate.tick": { text: "The simulation's time step." },
@@ -80,7 +86,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     knative: "activator breaker queue depth",
   },
   "services[].bodyBufferBytes": {
-    text: "Request bodies up to this size are kept to replay on another pod if the first one fails; 0 turns replay off.",
+    text: "Request bodies up to this size are kept to replay on another pod if the first one fails (all of them together within `bodyBufferRevisionBytes` and `bodyBufferProcessBytes`); 0 turns replay off.",
   },
   "services[].containerPortName": {
     text: "`h2c` makes the queue-proxy speak HTTP/2 cleartext to the app (gRPC); `http1` sends every request as HTTP/1.1.",

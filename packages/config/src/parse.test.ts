@@ -49,7 +49,7 @@ describe("parseConfig", () => {
       "not a mapping",
       "services: x",
       [
-        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, simulate, warm, services",
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, bodyBufferRevisionBytes, bodyBufferProcessBytes, simulate, warm, services",
       ],
     ],
     ["empty services", { services: [] }, ["services: must list at least one service"]],

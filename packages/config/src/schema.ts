@@ -279,6 +279,15 @@ export const configSchema = strict({
   // `thaw up`'s gateway: a websocket (upgrade) tunnel with no byte either way for this long is closed; 5m
   // by default.
   tunnelIdleTimeout: v.optional(duration),
+  // The bytes all request bodies kept for a replay may use together (each one up to its service's
+  // bodyBufferBytes): per revision and per process. A body that does not fit streams once. No default here:
+  // @thaw/activation's DEFAULT_BODY_BUDGET (16 MiB and 64 MiB) applies when unset.
+  bodyBufferRevisionBytes: v.optional(
+    int(0, 1024 * 1024 * 1024, "bytes of held bodies per revision; 0 turns body replay off"),
+  ),
+  bodyBufferProcessBytes: v.optional(
+    int(0, 4 * 1024 * 1024 * 1024, "bytes of held bodies per process; 0 turns body replay off"),
+  ),
   // thaw-simulate's own settings (its --help documents them); `thaw up` ignores them.
   simulate: v.optional(
     strict({

@@ -79,6 +79,20 @@ export const ACTIVATOR_CLI: Command = {
       help: "longest time to send a request head (slowloris)",
     },
     {
+      name: "--body-buffer-revision-bytes",
+      value: "BYTES",
+      env: "THAW_BODY_BUFFER_REVISION_BYTES",
+      default: "the config's bodyBufferRevisionBytes, else 16777216 (16 MiB)",
+      help: "all request bodies one revision keeps for a replay at once; a body that does not fit streams once",
+    },
+    {
+      name: "--body-buffer-process-bytes",
+      value: "BYTES",
+      env: "THAW_BODY_BUFFER_PROCESS_BYTES",
+      default: "the config's bodyBufferProcessBytes, else 67108864 (64 MiB)",
+      help: "all request bodies this activator keeps for a replay at once, every revision together",
+    },
+    {
       name: "--revisions",
       value: "JSON",
       env: "THAW_REVISIONS",

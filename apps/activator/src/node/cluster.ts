@@ -1,5 +1,6 @@
+import type { BodyBudgetLimits } from "@thaw/activation";
 import type { Clock } from "@thaw/clock";
-import { formatIssues, type ThawConfig } from "@thaw/config";
+import { bodyBudgetLimits, formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import { clusterIPAddress, type EndpointPod } from "@thaw/kubernetes";
 import { EndpointSliceHub, kubeConfigFor, ServiceReader } from "@thaw/kubernetes/node";
@@ -26,6 +27,8 @@ export interface ClusterParts {
   count: number;
   /** The config file's token, when it has one. */
   token: string | undefined;
+  /** The config file's bounds of all bodies kept for a replay (those it sets). */
+  bodyBudget: Partial<BodyBudgetLimits>;
 }
 
 const idOf = (k: RevisionKey) => `${k.namespace}/${k.name}`;
@@ -146,7 +149,12 @@ export async function clusterParts(
   overrides.onClose = () => hub?.close();
   return {
     ok: true,
-    value: { overrides, count: cfg?.services.length ?? config.revisions.length, token: cfg?.token },
+    value: {
+      overrides,
+      count: cfg?.services.length ?? config.revisions.length,
+      token: cfg?.token,
+      bodyBudget: bodyBudgetLimits(cfg),
+    },
   };
 }
 

@@ -30,6 +30,17 @@ describe("readConfig", () => {
     });
   });
 
+  it("body budget: only the bounds given, by flag or variable; a bad one names its variable", () => {
+    const r = readConfig(["--body-buffer-revision-bytes", "1024"], {
+      THAW_BODY_BUFFER_PROCESS_BYTES: "4096",
+    });
+    expect(r.ok && r.config.bodyBudget).toEqual({ revisionBytes: 1024, processBytes: 4096 });
+    const unset = readConfig([], {});
+    expect(unset.ok && unset.config.bodyBudget).toEqual({});
+    const bad = readConfig([], { THAW_BODY_BUFFER_REVISION_BYTES: "1MB" });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path)).toEqual(["THAW_BODY_BUFFER_REVISION_BYTES"]);
+  });
+
   it("cluster settings: Services with optional port names, the downward API's POD_* variables", () => {
     const r = readConfig(["--config", "thaw.config.yaml", "--autoscaler-service", "thaw-autoscaler:http"], {
       THAW_ACTIVATOR_SERVICE: "thaw-activator",

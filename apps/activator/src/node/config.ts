@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { BodyBudgetLimits } from "@thaw/activation";
 import { parseCommandLine, withFlagsOverEnv } from "@thaw/command-line";
 import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
 import { ACTIVATOR_CLI, DEFAULT_HOST } from "./cli-spec.js";
@@ -34,6 +35,8 @@ export interface ActivatorConfig {
    */
   passthroughLb?: boolean;
   revisions: StaticRevision[];
+  /** The bounds of all bodies kept for a replay, those set by flag or variable (BodyBudget's defaults else). */
+  bodyBudget?: Partial<BodyBudgetLimits>;
   /** thaw.config.yaml to read revisions (and, for `kubernetes:` services, their Services) from. */
   configFile?: string | undefined;
   /** Where this activator runs in a cluster (downward API) and the Services it follows. */
@@ -156,6 +159,12 @@ export function readConfig(
   if (cluster.autoscalerService && autoscalerUrl) {
     issues.push({ path: "THAW_AUTOSCALER_SERVICE", message: "replaces THAW_AUTOSCALER_URL; set only one" });
   }
+  const bodyBudget: Partial<BodyBudgetLimits> = {};
+  const bytes = (name: string) => (vals[name] ? int(name, 0, 0, 2 ** 40) : undefined);
+  const revisionBytes = bytes("THAW_BODY_BUFFER_REVISION_BYTES");
+  const processBytes = bytes("THAW_BODY_BUFFER_PROCESS_BYTES");
+  if (revisionBytes !== undefined) bodyBudget.revisionBytes = revisionBytes;
+  if (processBytes !== undefined) bodyBudget.processBytes = processBytes;
   const config: ActivatorConfig = {
     host: vals.THAW_ACTIVATOR_HOST || DEFAULT_HOST,
     port: int("THAW_ACTIVATOR_PORT", 8012, 0, 65_535),
@@ -172,6 +181,7 @@ export function readConfig(
       : {}),
     passthroughLb: bool("THAW_PASSTHROUGH_LB"),
     revisions,
+    bodyBudget,
     configFile,
     cluster,
   };

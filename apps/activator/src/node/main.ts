@@ -37,7 +37,12 @@ if (!parts.ok) {
   process.stderr.write(`thaw-activator: ${parts.error}\n`);
   process.exit(2);
 }
-const config = { ...parsed.config, token: parsed.config.token ?? parts.value?.token };
+const config = {
+  ...parsed.config,
+  token: parsed.config.token ?? parts.value?.token,
+  // A flag or variable wins over the config file's key.
+  bodyBudget: { ...parts.value?.bodyBudget, ...parsed.config.bodyBudget },
+};
 const open = openBindError(config);
 if (open) {
   process.stderr.write(`thaw-activator: ${open}\n`);

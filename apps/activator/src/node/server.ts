@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { ConcurrencyReporter } from "@thaw/activation";
+import { BodyBudget, ConcurrencyReporter } from "@thaw/activation";
 import { type Clock, systemClock } from "@thaw/clock";
 import {
   bearerToken,
@@ -148,6 +148,7 @@ export async function startActivator(
       forward,
       clock,
       reporter,
+      bodyBudget: new BodyBudget(config.bodyBudget),
       token: config.token,
       localOnlyWithoutToken: true,
       logger: o.logger,

@@ -1,4 +1,4 @@
-import { retryAfterSeconds } from "@thaw/activation";
+import { deliveredIo, retryAfterSeconds } from "@thaw/activation";
 import { resolveRevision } from "@thaw/protocol";
 import type { ActivatorDeps, RevisionKey } from "../ports.js";
 
@@ -46,6 +46,13 @@ export async function streamLease(
   };
   try {
     const lease = await gate.acquire(ac.signal);
+    // Granted perhaps in the turn the client left: its close is let in first, and a gone one gives the
+    // slot back unused (see afterDeliveredIo).
+    await deliveredIo();
+    if (ac.signal.aborted) {
+      lease.release();
+      throw ac.signal.reason;
+    }
     return { kind: "leased", key, gate, lease, done };
   } catch (err) {
     done();

@@ -38,9 +38,10 @@ export async function handleUpgrade(
     if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     else if (v !== undefined) headers.set(k, v);
   }
-  // Nothing is read from the client while it waits for a pod (its bytes stay in the kernel).
-  socket.pause();
+  // While it waits for a pod the client is watched, so that one that leaves (its FIN) is never forwarded.
+  const stopWatching = watchWhileHeld(socket);
   const got = await streamLease(req.url ?? "/", headers, socket, deps);
+  const early = stopWatching();
   if (got.kind === "unknown") {
     reject(socket, 404, "Not Found", "Error getting active endpoint: no such revision\n");
     return;
@@ -84,7 +85,7 @@ export async function handleUpgrade(
   });
   relayUpgrade({
     client: socket,
-    clientHead: head,
+    clientHead: early.length > 0 ? Buffer.concat([head, early]) : head,
     requestHead: `${requestHead}\r\n`,
     headRequest: req.method === "HEAD",
     chunked,
@@ -98,4 +99,31 @@ export async function handleUpgrade(
     },
   });
   socket.resume();
+}
+
+/** Bytes a held upgrade's client may send before its 101 that are read and kept (then reading stops). */
+const HELD_EARLY_BYTES = 64 * 1024;
+
+/**
+ * Reads a held client's socket so that its FIN is seen (the socket is then destroyed, which ends the wait):
+ * a paused socket never reads its EOF. What it sends meanwhile is kept, 64 KiB at most, for the pod.
+ * Returns the stop, which pauses the socket again and hands the kept bytes back.
+ */
+function watchWhileHeld(socket: Duplex): () => Buffer {
+  const kept: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    kept.push(chunk);
+    size += chunk.length;
+    if (size >= HELD_EARLY_BYTES) socket.pause();
+  };
+  const onEnd = () => socket.destroy();
+  socket.on("data", onData);
+  socket.once("end", onEnd);
+  return () => {
+    socket.pause();
+    socket.off("data", onData);
+    socket.off("end", onEnd);
+    return Buffer.concat(kept);
+  };
 }

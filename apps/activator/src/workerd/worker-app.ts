@@ -1,3 +1,4 @@
+import { BodyBudget } from "@thaw/activation";
 import { systemClock } from "@thaw/clock";
 import { checkBearer } from "../api/auth.js";
 import { createActivatorApp } from "../app.js";
@@ -14,6 +15,11 @@ import { handleLoad } from "./load-api.js";
 type Parsed = { revisions: StaticRevision[]; extras: Map<string, EdgeExtras>; issues: ConfigIssue[] };
 /** Parsed configurations by their text: an isolate parses its configuration once, not per request. */
 const parsedByText = new Map<string, Parsed>();
+/**
+ * The isolate's bound on bodies kept for a replay: the app is built per request here, so the budget lives
+ * with the isolate, half of whose 128 MB it may take at most.
+ */
+const bodyBudget = new BodyBudget({ processBytes: 32 * 1024 * 1024 });
 
 /**
  * REVISIONS plus the origin vars, checked together; any issue answers 500 listing every one. At the edge a
@@ -151,6 +157,7 @@ export const worker = {
       clock: systemClock,
       // Concurrency is tracked by the Durable Object's leases; the edge sends no per-invocation stats.
       reporter: { requestIn() {}, requestOut() {} },
+      bodyBudget,
       token: env.ACTIVATOR_TOKEN || undefined,
     });
     return app.fetch(request, env, ctx);

@@ -3,7 +3,8 @@
 // as JSON, and echoes every websocket message back. Env: PORT, STARTUP_DELAY_MS (default 0), SERVING_POD or
 // HOSTNAME (the name it reports), READY_FLAP_MS (set: /healthz alternates 200 and 503 every that many ms).
 // `?sleep=ms` delays an answer; `?arrived=<file>` appends `<pod> <method> <url>` to that file as the request
-// arrives (a gate for tests that act while requests are at the app). `GET /close-listener` stops accepting
+// arrives (a gate for tests that act while requests are at the app); `?size=1` answers only the body's size
+// (`{pod, size}`), for tests that send large bodies. `GET /close-listener` stops accepting
 // connections while the process stays up, so tests can make a live pod whose app refuses connections.
 // An upgrade request with `?refuse=<status>` is answered that status (JSON of the request, as for any request)
 // instead of 101; every other websocket upgrade is accepted.
@@ -37,6 +38,12 @@ const server = createServer((req, res) => {
       server.close();
       server.closeIdleConnections();
       if (reopen > 0) setTimeout(() => server.listen(port, "127.0.0.1"), reopen);
+      return;
+    }
+    const params = new URL(req.url, "http://x").searchParams;
+    if (params.get("size") === "1") {
+      const size = chunks.reduce((n, c) => n + c.length, 0);
+      setTimeout(() => res.end(JSON.stringify({ pod, size })), Number(params.get("sleep") ?? 0));
       return;
     }
     const body = Buffer.concat(chunks).toString("utf8");
