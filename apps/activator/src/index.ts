@@ -9,6 +9,7 @@ export { NO_BODY, type PreparedBody, prepareBody } from "./body.js";
 export { EdgeScaling, type EdgeTick } from "./edge-scaling.js";
 export { createFetchForwarder } from "./fetch-forwarder.js";
 export { LocalCoordinator, type LocalCoordinatorOptions } from "./local-coordinator.js";
+export { applyPodProblem, type PodProblemReport } from "./pod-problem.js";
 export * from "./ports.js";
 export { canReplay } from "./replay-policy.js";
 export {

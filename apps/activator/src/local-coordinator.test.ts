@@ -100,6 +100,38 @@ describe("LocalCoordinator (over @thaw/activation)", () => {
     expect(await caught).toBe("ERR_DEADLINE");
   });
 
+  it("a failing revision answers its waiters and every later request at once, until it is well again", async () => {
+    const { clock, up, endpoints, gate } = setup();
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => "served",
+        (e: { code?: string; message?: string; retryAfterSeconds?: number }) =>
+          `${e.code} ${e.message} ${e.retryAfterSeconds}`,
+      );
+    const held = code(gate.activate(300_000));
+    const ac = new AbortController();
+    const proxied = code(gate.acquire(ac.signal));
+    gate.fail?.("app exited with code 3 before it was ready", 8);
+    const failed = "ERR_REVISION_FAILED app exited with code 3 before it was ready";
+    expect([await held, await proxied]).toEqual([`${failed} 8`, `${failed} 8`]);
+    // Later requests, 3 s on: answered now (not held), Retry-After the time left until the next start.
+    const now = (p: Promise<unknown>) =>
+      Promise.race([code(p), new Promise((r) => setImmediate(() => r("still held")))]);
+    await clock.advance(3000);
+    expect(await now(gate.activate(300_000))).toBe(`${failed} 5`);
+    expect(await now(gate.acquire(ac.signal))).toBe(`${failed} 5`);
+    // The scaler sees it start again (no longer failing): requests wait for the pod as usual.
+    gate.explain?.("app is running but has not listened on $PORT yet");
+    const waiting = code(gate.activate(300_000));
+    endpoints.set(KEY, ["10.0.0.1:8012"]);
+    up.add("10.0.0.1:8012");
+    await clock.advance(15);
+    expect(await waiting).toBe("served");
+    // Failing again, but a pod serves: requests go to it.
+    gate.fail?.("app exited with code 3 before it was ready");
+    expect(await code(gate.activate(1000))).toBe("served");
+  });
+
   it("/v1/activate waiters are bounded by maxQueue", async () => {
     const { clock, coordinator } = setup();
     const gate = coordinator.gate(KEY, { ...CONFIG, maxQueue: 2 });

@@ -42,6 +42,8 @@ export class LocalGate implements RevisionGate {
   #recent: number[] = [];
   /** The scaler's latest diagnosis of why no pod is ready (see `explain`). */
   #why: string | undefined;
+  /** Set while the scaler says the revision is failing: its cause, and when the next start is tried. */
+  #failing: { cause: string; retryAt: number | undefined } | undefined;
   /** Set once the prober switched to the private Service's ClusterIP (d.3), for good. */
   #viaClusterIP: { dest: string; backends: number } | undefined;
   rt: RevisionThrottler;
@@ -91,7 +93,14 @@ export class LocalGate implements RevisionGate {
   }
 
   park(who: LeaseWaiter): Ticket | undefined {
-    if (this.#usable().length === 0) this.#beginCold();
+    if (this.#usable().length === 0) {
+      this.#beginCold();
+      const failed = this.#failed();
+      if (failed) {
+        who.refused(failed);
+        return undefined;
+      }
+    }
     return this.rt.park(new TrackerLease(this.rt, who));
   }
 
@@ -111,7 +120,11 @@ export class LocalGate implements RevisionGate {
   }
 
   activate(timeoutMs: number, signal?: AbortSignal): Promise<ActivationOutcome> {
-    if (this.#usable().length === 0) this.#beginCold();
+    if (this.#usable().length === 0) {
+      this.#beginCold();
+      const failed = this.#failed();
+      if (failed) return Promise.reject(failed);
+    }
     if (this.#activation.waiting(this.#id) >= this.maxQueue) return Promise.reject(new QueueFullError());
     return this.#activation.wait(this.#id, { timeoutMs, signal }).catch((err: unknown) => {
       // A timeout says what was last seen of the pods, so the client learns why, not only how long.
@@ -125,6 +138,12 @@ export class LocalGate implements RevisionGate {
 
   fail(cause: string, retryAfterSeconds?: number): void {
     this.#why = cause;
+    // Requests that come while it stays failing are answered at once too, not held until their deadline.
+    const now = this.#o.clock.now();
+    this.#failing = {
+      cause,
+      retryAt: retryAfterSeconds === undefined ? undefined : now + retryAfterSeconds * 1000,
+    };
     const err = new RevisionFailedError(cause, retryAfterSeconds);
     this.#activation.fail(this.#id, err);
     this.rt.rejectWaiting(err);
@@ -132,6 +151,7 @@ export class LocalGate implements RevisionGate {
 
   explain(why: string | undefined): void {
     this.#why = why;
+    this.#failing = undefined;
   }
 
   readyEndpoints(): string[] {
@@ -165,6 +185,15 @@ export class LocalGate implements RevisionGate {
     return this.#healthy.filter((d) => !this.#suspects.has(d));
   }
 
+  /** The answer for a request while the revision is failing, its Retry-After the time left until the next start. */
+  #failed(): RevisionFailedError | undefined {
+    const f = this.#failing;
+    if (!f) return undefined;
+    const left =
+      f.retryAt === undefined ? undefined : Math.max(1, Math.ceil((f.retryAt - this.#o.clock.now()) / 1000));
+    return new RevisionFailedError(f.cause, left);
+  }
+
   #beginCold(): void {
     if (this.#coldSince !== undefined) return;
     this.#coldSince = this.#o.clock.now();
@@ -176,6 +205,7 @@ export class LocalGate implements RevisionGate {
 
   #onHealthy(dests: string[]): void {
     this.#healthy = dests;
+    if (dests.length > 0) this.#failing = undefined;
     for (const [d, h] of this.#suspects) {
       if (!dests.includes(d)) {
         if (h !== undefined) this.#o.clock.clearTimeout(h);

@@ -17,7 +17,7 @@ const MAIN = fileURLToPath(new URL("../dist/node/main.js", import.meta.url));
 const REV = { "knative-serving-namespace": "default", "knative-serving-revision": "hello" };
 
 /** A kubeconfig for the emulator and a thaw.config.yaml using it. */
-async function files(dir: string, api: EmulatedApiServer, containerConcurrency = 2) {
+async function files(dir: string, api: EmulatedApiServer, containerConcurrency = 2, extra: string[] = []) {
   const kubeconfig = join(dir, "kubeconfig.yaml");
   await writeFile(kubeconfig, api.kubeconfigYaml());
   const config = join(dir, "thaw.config.yaml");
@@ -27,6 +27,7 @@ async function files(dir: string, api: EmulatedApiServer, containerConcurrency =
       "services:",
       "  - name: hello",
       `    containerConcurrency: ${containerConcurrency}`,
+      ...extra,
       "    kubernetes:",
       "      deployment: hello",
       "      namespace: apps",
@@ -341,4 +342,76 @@ describe("activator with --config against the emulated Kubernetes API server (no
       await new Promise<void>((done) => wss.close(() => done()));
     }
   });
+
+  it("answers held requests at once with ERR_REVISION_FAILED when an autoscaler replica notes the revision failing", async () => {
+    // An autoscaler replica as the activator meets it: a stat socket that tells each connection the
+    // revisions' current pod problems (text frames), as thaw-autoscaler's does from its pod watch.
+    const cause =
+      'container user-container cannot start (ImagePullBackOff): Back-off pulling image "shop/no-such:1"';
+    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((r) => wss.once("listening", () => r()));
+    let stats = 0;
+    wss.on("connection", (ws) => {
+      ws.send(
+        JSON.stringify({
+          type: "problem",
+          namespace: "default",
+          name: "hello",
+          severity: "failing",
+          message: cause,
+        }),
+      );
+      ws.on("message", () => {
+        stats++;
+      });
+    });
+    try {
+      const timeoutSeconds = 30;
+      const config = await files(dir, api, 2, [`    timeoutSeconds: ${timeoutSeconds}`]);
+      const read = readConfig(["--config", config, "--port", "0", "--host", "127.0.0.1"], {
+        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
+        POD_NAMESPACE: "thaw",
+      });
+      if (!read.ok) throw new Error(JSON.stringify(read.issues));
+      const parts = await clusterParts(read.config, { clock: systemClock });
+      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+      running = await startActivator(read.config, parts.value.overrides);
+      api.apply(
+        "endpointslices",
+        "thaw",
+        endpointSlice({
+          service: "thaw-autoscaler",
+          port: (wss.address() as import("node:net").AddressInfo).port,
+          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
+        }),
+      );
+      // No pod ever becomes ready: a proxied request and one the hook holds through /v1/activate both wait,
+      // and are reported each second until the link to the replica is up and its note arrives.
+      const began = Date.now();
+      const proxied = fetch(`http://127.0.0.1:${running.port}/x`, { headers: REV });
+      const activated = fetch(`http://127.0.0.1:${running.port}/v1/activate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ namespace: "default", name: "hello", timeoutMs: timeoutSeconds * 1000 }),
+      });
+      // The proxied one in Knative's plain text, the hook's /v1/activate call as the API's JSON.
+      const plain = await proxied;
+      expect(plain.status).toBe(503);
+      expect(await plain.text()).toBe(`${cause}\n`);
+      const held = await activated;
+      expect(held.status).toBe(503);
+      const body = (await held.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("ERR_REVISION_FAILED");
+      expect(body.error.message).toBe(`revision "default/hello" is failing: ${cause}`);
+      // A request that comes while the revision stays failing is answered at once too.
+      const later = await fetch(`http://127.0.0.1:${running.port}/y`, { headers: REV });
+      expect([later.status, await later.text()]).toEqual([503, `${cause}\n`]);
+      // Answered once the note came, long before the revision's timeout.
+      expect(Date.now() - began).toBeLessThan((timeoutSeconds * 1000) / 2);
+      expect(stats).toBeGreaterThan(0);
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((done) => wss.close(() => done()));
+    }
+  }, 60_000);
 });

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
 import { slowClientScenario } from "@thaw/bench-kit/slow-clients";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActivatorBin, startActivatorBin } from "./activator-bin.js";
 import { type Backend, startBackend } from "./backends.js";
 
 // The real `thaw-activator` bin with --headers-timeout-ms 1500: a head trickled a byte at a time gets 408
@@ -10,42 +9,17 @@ import { type Backend, startBackend } from "./backends.js";
 // closed too, while a normal client proxied to a pod meanwhile is served without delay.
 // 3 s like the gateway's: a normal request must finish inside it, and a loaded CI can stall one for over 1.5 s.
 const HEADERS_MS = 3000;
-const bin = fileURLToPath(new URL("../bin/thaw-activator.mjs", import.meta.url));
-let child: ChildProcess;
+let activator: ActivatorBin | undefined;
 let backend: Backend;
 let port = 0;
 
 beforeAll(async () => {
   backend = await startBackend();
-  child = spawn(
-    process.execPath,
-    [bin, "--host", "127.0.0.1", "--port", "0", "--headers-timeout-ms", String(HEADERS_MS)],
-    {
-      env: {
-        ...process.env,
-        THAW_REVISIONS: JSON.stringify([{ namespace: "default", name: "hello", endpoints: [backend.addr] }]),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`activator did not start: ${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /"listening".*?"port":(\d+)/.exec(out);
-      if (m) {
-        port = Number(m[1]);
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-  });
+  activator = await startActivatorBin(["--headers-timeout-ms", String(HEADERS_MS)], [backend.addr]);
+  port = activator.port;
 }, 30_000);
 afterAll(async () => {
-  child?.kill("SIGKILL");
+  activator?.child.kill("SIGKILL");
   await backend?.close();
 });
 

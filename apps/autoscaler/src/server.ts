@@ -94,7 +94,6 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
     recordColdStartPhases(opts.dashboard, metrics.coldStartPhase);
     dashboardRoutes(app, {
       feed: opts.dashboard,
-      revisions: () => opts.service.revisions(),
       clock: opts.clock,
       ...(opts.token ? { token: opts.token } : {}),
     });

@@ -86,7 +86,6 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
   }
   dashboardRoutes(app, {
     feed,
-    revisions: deps.revisions,
     clock,
     ...(token ? { token } : {}),
   });

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { BodyBudget, ConcurrencyReporter } from "@thaw/activation";
 import {
+  applyPodProblem,
   createActivatorApp,
   type EndpointSource,
   LocalCoordinator,
@@ -163,13 +164,7 @@ export async function startStack(
     // requests are answered now with the cause instead of at their deadline.
     onProblem: (rev, problem) => {
       service.reportProblem(rev, problem);
-      const cfg = directory.lookup(rev);
-      const gate = cfg ? coordinator.gate(rev, cfg) : undefined;
-      gate?.explain?.(problem?.message);
-      if (problem?.severity === "failing") {
-        const after = problem.restartInMs === undefined ? undefined : Math.ceil(problem.restartInMs / 1000);
-        gate?.fail?.(problem.message, after);
-      }
+      applyPodProblem({ revisions: directory, coordinator }, rev, problem);
     },
     ...(opts.queueProxyCommand ? { queueProxyCommand: opts.queueProxyCommand } : {}),
     ...(opts.baseEnv ? { baseEnv: opts.baseEnv } : {}),

@@ -90,6 +90,14 @@ describe("thaw up diagnoses a broken app", () => {
     // Each failed start is one line, not one per probe or per second.
     const lines = up.out.split("\n").filter((l) => l.includes("failing: app exited with code 3"));
     expect(lines.length).toBeLessThanOrEqual(4);
+    // A request while it backs off is answered now with the crash loop as it stands, not held until the
+    // next start fails (that one would say 4 starts) or the timeout.
+    const r = await request(up.url, { headers: { Host: "broken.localhost" } });
+    expect(r.status).toBe(503);
+    const { code, message } = (JSON.parse(r.body) as { error: { code: string; message: string } }).error;
+    expect(code).toBe("ERR_REVISION_FAILED");
+    expect(message).toMatch(/crash loop: 3 starts in a row failed; restarting after 4\.0 s/);
+    expect(Number(r.headers["retry-after"])).toBeLessThanOrEqual(4);
   });
 
   it("an app that listens on another port than $PORT", async () => {

@@ -5,8 +5,8 @@ import { startUp, type UpRun, until } from "./support/up-process.js";
 /**
  * What `thaw up` prints is true (issue 27.5), checked on the real bin as a child process: the min-scale
  * boot shows in the terminal and says why, an rps service's lines speak of requests per second, a
- * scale-down names the rate that held it as a scale-up names its cap, the table's last cold start is the
- * timeline's, and the excess burst figure is explained where it is shown.
+ * scale-down names the rate that held it as a scale-up names its cap, the table's and the status API's last
+ * cold start is the timeline's, and the excess burst figure is explained where it is shown.
  */
 let run: UpRun;
 beforeAll(async () => {
@@ -96,7 +96,7 @@ describe("thaw up's terminal lines", () => {
     expect(linesOf("kept").find((l) => / 2 -> 1 /.test(l))).toMatch(/\(held at 1 by min-scale 1\)/);
   }, 200_000);
 
-  it("give the table's last cold start the timeline's figure", async () => {
+  it("give the table's and the status API's last cold start the timeline's figure", async () => {
     const r = await request(run.up.url, { headers: { Host: "cold.localhost" } });
     expect(r.status).toBe(200);
     await until(() => linesOf("cold").some((l) => /cold start \d+ ms/.test(l)), 20_000, "the cold start");
@@ -125,6 +125,12 @@ describe("thaw up's terminal lines", () => {
       await reader.cancel();
     }
     expect(table).toBe(timeline);
+    // The status API tells the same start with the same figure.
+    const api = (await (await fetch(`${run.up.url}/_thaw/api/revisions`)).json()) as {
+      name: string;
+      lastColdStartMs: number | null;
+    }[];
+    expect(api.find((x) => x.name === "cold")?.lastColdStartMs).toBe(timeline);
   }, 60_000);
 
   it("explain the excess burst figure on the page", async () => {

@@ -53,6 +53,26 @@ describe("podProblem", () => {
     expect(podProblem(p)?.severity).toBe("failing");
   });
 
+  it("says no node can take a pod the scheduler left unscheduled (a wait may fix it)", () => {
+    const p = pod({
+      conditions: [
+        {
+          type: "PodScheduled",
+          status: "False",
+          reason: "Unschedulable",
+          message: "0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are available.",
+        },
+      ],
+    });
+    expect(podProblem(p)).toEqual({
+      severity: "waiting",
+      message:
+        "no node can take the pod (Unschedulable): 0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are available.",
+    });
+    // Still being placed (no reason yet): nothing known to be wrong.
+    expect(podProblem(pod({ conditions: [{ type: "PodScheduled", status: "False" }] }))).toBeUndefined();
+  });
+
   it("knows nothing wrong of a pod that is starting, ready, or going away", () => {
     expect(podProblem(pod({ containerStatuses: [{ name: "c", state: { running: {} } }] }))).toBeUndefined();
     expect(

@@ -16,7 +16,7 @@ export interface PodLike {
   metadata?: { name?: string; deletionTimestamp?: unknown };
   spec?: { nodeName?: string };
   status?: {
-    conditions?: { type?: string; status?: string }[];
+    conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
     containerStatuses?: {
       name?: string;
       ready?: boolean;
@@ -86,7 +86,8 @@ const NOT_FOUND = /executable file not found|no such file or directory/i;
 /**
  * Why this pod does not serve, read from its containers' statuses: a container that exited before the pod
  * was ready (its exit code and last output), a command that does not exist, an image that cannot be
- * pulled, the crash-loop back-off; undefined when nothing is known to be wrong (starting, or ready).
+ * pulled, the crash-loop back-off; or from its conditions: no node takes it (the scheduler's reason, which
+ * may pass when a node frees up or joins); undefined when nothing is known to be wrong (starting, or ready).
  */
 export function podProblem(p: PodLike): PodStatusProblem | undefined {
   if (p.metadata?.deletionTimestamp || condition(p, "Ready")) return undefined;
@@ -119,6 +120,13 @@ export function podProblem(p: PodLike): PodStatusProblem | undefined {
       }
       return { severity: "failing", message };
     }
+  }
+  const unscheduled = p.status?.conditions?.find(
+    (c) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable",
+  );
+  if (unscheduled) {
+    const why = unscheduled.message ? `: ${lastLines(unscheduled.message, 2)}` : "";
+    return { severity: "waiting", message: `no node can take the pod (Unschedulable)${why}` };
   }
   return undefined;
 }

@@ -48,6 +48,24 @@ export function rapidResetScenario(
     flood?: number;
   },
 ): Promise<{ resetReached: number; floodReached: number; problems: string[] }>;
+/** The idle-session scenario; see the .mjs. */
+export function idleSessionScenario(
+  port: number,
+  opts: {
+    label: string;
+    limitMs: number;
+    authority: string;
+    /** Request fields besides :method/:path/:authority (e.g. Knative-Serving-Revision). */
+    headers?: Record<string, string>;
+    /** What the server does with a session idle after a stream: close it at the limit (default) or keep it. */
+    idleAfterStream?: "closed" | "open";
+  },
+): Promise<{
+  prefaceOnlyClosedMs: number | null;
+  noStreamClosedMs: number | null;
+  idleAfterStreamClosedMs: number | null;
+  problems: string[];
+}>;
 /** Path of the counting app as a process (PORT; HTTP1_ONLY=1 for an app without h2c). */
 export const COUNT_APP: string;
 /** One stream of {@link h2Frames}: its path, DATA frames, and after how many of them it is reset (null: never). */

@@ -385,3 +385,44 @@ export async function rapidResetScenario(
   if (after !== 200) problems.push(`a client after the flood got ${after}`);
   return { resetReached, floodReached, flood: f, other: o, problems };
 }
+
+/**
+ * The idle-session scenario: a preface-only connection, a session that opens no stream and one left idle
+ * after a request, all at once. The first two must be closed at `limitMs` (not before it, within 6 s after
+ * it); the third too, or stay open when `idleAfterStream` is "open" (a queue-proxy keeps it, as Knative's
+ * does). Then a new request must still be served. Prints a THAW-FIGURES line; returns what it saw.
+ */
+export async function idleSessionScenario(
+  port,
+  { label, limitMs, authority, headers = {}, idleAfterStream = "closed" },
+) {
+  const h2headers = { ":method": "GET", ":authority": authority, ...headers };
+  const keptOpen = idleAfterStream === "open";
+  const [preface, fresh, idle] = await Promise.all([
+    prefaceOnly(port, { maxMs: limitMs * 4 }),
+    idleSession(port, { maxMs: limitMs * 4 }),
+    idleSession(port, { headers: { ...h2headers, ":path": "/one" }, maxMs: limitMs * (keptOpen ? 2 : 4) }),
+  ]);
+  process.stderr.write(
+    `THAW-FIGURES ${JSON.stringify({ test: `${label} h2 idle`, limitMs, prefaceOnlyClosedMs: preface, noStreamClosedMs: fresh, idleAfterStreamClosedMs: idle })}\n`,
+  );
+  const problems = [];
+  const closed = [
+    ["preface-only connection", preface],
+    ["session without streams", fresh],
+    ...(keptOpen ? [] : [["session idle after a stream", idle]]),
+  ];
+  for (const [what, ms] of closed) {
+    if (ms === null) problems.push(`${what} still open after ${limitMs * 4} ms`);
+    else if (ms < limitMs - 100 || ms >= limitMs + 6000)
+      problems.push(`${what} closed after ${ms} ms, not near the ${limitMs} ms limit`);
+  }
+  if (keptOpen && idle !== null)
+    problems.push(`session idle after a stream closed after ${idle} ms; it must stay open`);
+  const still = await h2Request(port, { ...h2headers, ":path": "/still" }).then(
+    (r) => r.status,
+    (err) => `${err.message}`,
+  );
+  if (still !== 200) problems.push(`a request after the idle sessions got ${still}`);
+  return { prefaceOnlyClosedMs: preface, noStreamClosedMs: fresh, idleAfterStreamClosedMs: idle, problems };
+}

@@ -35,6 +35,8 @@ export function slowClientScenario(
     headersMs: number;
     host?: string;
     idlePath?: string;
+    /** What the server does with a keep-alive idle after its request: close it at the limit (default) or keep it. */
+    idle?: "closed" | "open";
     normal(i: number): Promise<void>;
   },
 ): Promise<SlowClientScenario>;

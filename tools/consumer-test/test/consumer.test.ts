@@ -199,7 +199,6 @@ describe("a fresh project that installs the tarballs", () => {
       durableObjects: { REVISION_ACTIVATOR: { className: "RevisionActivator", useSQLite: true } },
       bindings: {
         REVISIONS: JSON.stringify(revisions),
-        ACTIVATOR_TOKEN: "",
         THAW_ORIGIN_URL: "",
         SCALE_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/scale`,
         SCALE_WEBHOOK_SECRET: secret,

@@ -28,4 +28,19 @@ describe("README.md says what npm test needs besides Node", () => {
       [...new Set(ci)].sort(),
     );
   });
+
+  it("names every build .ci/run makes before npm test, and that the real node needs root", () => {
+    const ci = readFileSync(join(root, ".ci/run"), "utf8");
+    const before = ci.slice(0, ci.search(/^npm test$/m));
+    const builds = [
+      ...new Set([...before.matchAll(/^[^#\n]*\bnpm run ([a-z0-9:-]+)/gm)].map((m) => m[1] as string)),
+    ];
+    expect(builds.length).toBeGreaterThan(1);
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    // The section that says what `npm test` needs: from "Two commands" to the next heading.
+    const section = /## Two commands\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? "";
+    const missing = builds.filter((b) => !section.includes(`\`npm run ${b}\``));
+    expect(missing, "README.md's Two commands section against .ci/run's builds before npm test").toEqual([]);
+    expect(section).toMatch(/runs as root/);
+  });
 });

@@ -4,7 +4,7 @@ import { bodyBudgetLimits, formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import { clusterIPAddress, type EndpointPod } from "@thaw/kubernetes";
 import { EndpointSliceHub, kubeConfigFor, ServiceReader } from "@thaw/kubernetes/node";
-import { encodeWireStatMessages } from "@thaw/protocol";
+import { encodeWireStatMessages, type ProblemNote } from "@thaw/protocol";
 import type { EndpointDetail, EndpointSource, Logger, RevisionConfig, RevisionKey } from "../ports.js";
 import { StatPump } from "../stat-pump.js";
 import { StaticDirectory, StaticEndpointSource } from "../static-sources.js";
@@ -22,7 +22,7 @@ interface ServiceTarget {
 
 /** What the activator learns from thaw.config.yaml and the cluster. */
 export interface ClusterParts {
-  overrides: Pick<ActivatorOverrides, "revisions" | "endpoints" | "peers" | "stats" | "onClose">;
+  overrides: Pick<ActivatorOverrides, "revisions" | "endpoints" | "peers" | "stats" | "problems" | "onClose">;
   /** Revisions served. */
   count: number;
   /** The config file's token, when it has one. */
@@ -124,13 +124,24 @@ export async function clusterParts(
     overrides.peers = peersOf(hubOf(), cluster.namespace, cluster.activatorService, cluster.podIp ?? "");
   }
   if (cluster?.autoscalerService) {
+    // Each replica's notes of pod problems (its pod watch), to the activator's gates.
+    const listeners = new Set<(note: ProblemNote) => void>();
+    const onNote = (note: ProblemNote) => {
+      for (const l of listeners) l(note);
+    };
+    overrides.problems = {
+      subscribe: (l) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+    };
     const fanout = new StatFanout(
       (url) =>
         new StatPump({
           clock: deps.clock,
           encode: encodeWireStatMessages,
           ...(deps.logger ? { logger: deps.logger } : {}),
-          transport: wsStatTransport(url, config.token ?? cfg?.token),
+          transport: wsStatTransport(url, config.token ?? cfg?.token, undefined, onNote),
         }),
     );
     const ref = { namespace: cluster.namespace, ...serviceRef(cluster.autoscalerService) };

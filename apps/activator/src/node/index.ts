@@ -16,6 +16,11 @@ export { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
 export { acceptH2c } from "./h2c-accept.js";
 export { jsonLogger } from "./json-logger.js";
 export { type ActivatorMetricSources, createMetrics } from "./metrics.js";
-export { type ActivatorOverrides, type RunningActivator, startActivator } from "./server.js";
+export {
+  type ActivatorOverrides,
+  type ProblemNotes,
+  type RunningActivator,
+  startActivator,
+} from "./server.js";
 export { handleUpgrade, type UpgradeOptions } from "./upgrade.js";
 export { wsStatTransport } from "./ws-stat-transport.js";

@@ -8,12 +8,14 @@ import {
   encodeWireStatMessages,
   headTimeouts,
   PROMETHEUS_CONTENT_TYPE,
+  type ProblemNote,
   type Tracer,
   tokenAllows,
 } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
+import { applyPodProblem } from "../pod-problem.js";
 import type {
   ActivatorDeps,
   Coordinator,
@@ -53,10 +55,20 @@ export interface ActivatorOverrides {
   peers?: PeerSource;
   /** Spans (see docs/tracing.md); absent = tracing off. With a tracer every request takes the portable path. */
   tracer?: Tracer;
+  /**
+   * What the autoscaler replicas say is wrong with revisions' pods (their notes on the stat links): a
+   * failing revision's held requests are answered now with the cause. `autoscalerUrl` over ws needs none.
+   */
+  problems?: ProblemNotes;
   /** Stopped with the activator (informers behind the sources above). */
   onClose?: () => void;
   /** Takes wake hints (`/v1/activate` ttlSeconds) where this process can scale; absent = hints refused. */
   warm?: ActivatorDeps["warm"];
+}
+
+/** Notes of pod problems as they come; `subscribe` returns the unsubscribe. */
+export interface ProblemNotes {
+  subscribe(listener: (note: ProblemNote) => void): () => void;
 }
 
 /** The activator replicas as a list of IPs, and this replica's own. */
@@ -124,6 +136,9 @@ export async function startActivator(
       });
   const coordinator = o.coordinator ?? (local as LocalCoordinator);
   const stopPools = pool ? closeDepartedPods(coordinator, pool.client) : undefined;
+  const onNote = (note: ProblemNote) =>
+    applyPodProblem({ revisions, coordinator }, { namespace: note.namespace, name: note.name }, note);
+  const stopNotes = o.problems?.subscribe(onNote);
   const stopPeers =
     local && o.peers ? o.peers.subscribe((ips) => local.setActivators(ips, o.peers?.self ?? "")) : undefined;
   const pump =
@@ -134,7 +149,7 @@ export async function startActivator(
           encode: encodeWireStatMessages,
           logger: o.logger,
           transport: config.autoscalerUrl.startsWith("ws")
-            ? wsStatTransport(config.autoscalerUrl, config.token)
+            ? wsStatTransport(config.autoscalerUrl, config.token, undefined, onNote)
             : httpStatTransport(config.autoscalerUrl, globalThis.fetch, config.token),
         })
       : undefined);
@@ -251,6 +266,7 @@ export async function startActivator(
   const stopParts = async () => {
     reporter.stop();
     stopPeers?.();
+    stopNotes?.();
     stopPools?.();
     o.onClose?.();
     coordinator.close();

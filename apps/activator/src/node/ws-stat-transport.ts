@@ -1,11 +1,22 @@
+import { type ProblemNote, parseProblemNote } from "@thaw/protocol";
 import WebSocket from "ws";
 import type { StatTransport } from "../stat-pump.js";
 
+/** Largest text frame taken from the autoscaler (a note is at most PROBLEM_NOTE_MAX_BYTES of text, escaped). */
+const NOTE_FRAME_MAX_BYTES = 1024 * 1024;
+
 /**
  * Stats over one durable websocket (Knative's activator -> autoscaler link): binary frames, each one
- * `WireStatMessages`. A send on a closed link reconnects first; the pump's backoff paces reconnects.
+ * `WireStatMessages`. A send on a closed link reconnects first; the pump's backoff paces reconnects. The
+ * autoscaler answers on the same link with text frames, what it found wrong with revisions' pods: each one
+ * that parses as a ProblemNote goes to `onNote` (a reconnect brings the current ones again).
  */
-export function wsStatTransport(url: string, token?: string, connectTimeoutMs = 2000): StatTransport {
+export function wsStatTransport(
+  url: string,
+  token?: string,
+  connectTimeoutMs = 2000,
+  onNote?: (note: ProblemNote) => void,
+): StatTransport {
   let ws: WebSocket | undefined;
   let opening: Promise<WebSocket> | undefined;
   const open = (): Promise<WebSocket> => {
@@ -14,6 +25,8 @@ export function wsStatTransport(url: string, token?: string, connectTimeoutMs = 
       const sock = new WebSocket(url, {
         headers: token ? { authorization: `Bearer ${token}` } : {},
         handshakeTimeout: connectTimeoutMs,
+        // What the autoscaler sends is a few notes of a few KiB: bounded (ws's own default is 100 MiB).
+        maxPayload: NOTE_FRAME_MAX_BYTES,
       });
       sock.once("open", () => {
         ws = sock;
@@ -24,6 +37,13 @@ export function wsStatTransport(url: string, token?: string, connectTimeoutMs = 
         opening = undefined;
         reject(err);
       });
+      if (onNote) {
+        sock.on("message", (data, isBinary) => {
+          if (isBinary) return;
+          const note = parseProblemNote(String(data));
+          if (note) onNote(note);
+        });
+      }
       sock.on("close", () => {
         if (ws === sock) ws = undefined;
       });

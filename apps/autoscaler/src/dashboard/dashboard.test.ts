@@ -1,6 +1,7 @@
 import { ManualClock } from "@thaw/clock/testing";
 import type { ColdStartRecord } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
+import type { RevisionStatus } from "../events.js";
 import { policyFor } from "../policy.js";
 import type { RevisionKey } from "../revision.js";
 import type { PodInfo, Scaler } from "../scalers/scaler.js";
@@ -21,6 +22,28 @@ class NoPods implements Scaler {
     return () => {};
   }
   async close(): Promise<void> {}
+}
+
+/** A scaler whose pod is ready `ms` after the scale request. */
+function readyAfter(clock: ManualClock, ms: number): Scaler {
+  const listeners: ((pods: PodInfo[]) => void)[] = [];
+  let replicas = 0;
+  const pods = (): PodInfo[] =>
+    replicas > 0 ? [{ name: "p1", address: "127.0.0.1:1", ready: true, startedAt: clock.now() }] : [];
+  return {
+    async scale(_r, n) {
+      clock.setTimeout(() => {
+        replicas = n;
+        for (const l of listeners) l(pods());
+      }, ms);
+    },
+    pods,
+    subscribe(_r, l) {
+      listeners.push(l);
+      return () => {};
+    },
+    async close() {},
+  };
 }
 
 function setup(windowMs = 600_000) {
@@ -148,26 +171,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
 
   it("in a cluster, the pod's own phases from its status, and the EndpointSlice listing it", async () => {
     const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
-    const listeners: ((pods: PodInfo[]) => void)[] = [];
-    let replicas = 0;
-    const pods = (): PodInfo[] =>
-      replicas > 0 ? [{ name: "p1", address: "127.0.0.1:1", ready: true, startedAt: clock.now() }] : [];
-    // A scaler whose pod is ready 800 ms after the scale request.
-    const scaler: Scaler = {
-      async scale(_r, n) {
-        clock.setTimeout(() => {
-          replicas = n;
-          for (const l of listeners) l(pods());
-        }, 800);
-      },
-      pods,
-      subscribe(_r, l) {
-        listeners.push(l);
-        return () => {};
-      },
-      async close() {},
-    };
-    const service = new AutoscalerService({ scaler, clock });
+    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
     const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
     if (!p.ok) throw new Error("policy");
     service.addRevision(rev, p.value);
@@ -205,26 +209,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
 
   it("thaw-autoscaler's cold starts: queued, scale decision and first ready from its own events", async () => {
     const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
-    const listeners: ((pods: PodInfo[]) => void)[] = [];
-    let replicas = 0;
-    const pods = (): PodInfo[] =>
-      replicas > 0 ? [{ name: "p1", address: "127.0.0.1:1", ready: true, startedAt: clock.now() }] : [];
-    // A scaler whose pod is ready 800 ms after the scale request.
-    const scaler: Scaler = {
-      async scale(_r, n) {
-        clock.setTimeout(() => {
-          replicas = n;
-          for (const l of listeners) l(pods());
-        }, 800);
-      },
-      pods,
-      subscribe(_r, l) {
-        listeners.push(l);
-        return () => {};
-      },
-      async close() {},
-    };
-    const service = new AutoscalerService({ scaler, clock });
+    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
     const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
     if (!p.ok) throw new Error("policy");
     service.addRevision(rev, p.value);
@@ -250,6 +235,44 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
       ).exec(text)?.[1];
     expect([count("scaleDecision"), count("firstReady"), count("queued")]).toEqual(["1", "1", undefined]);
     feed.stop();
+    await service.stop();
+  });
+});
+
+describe("one figure per cold start (issue 27.5)", () => {
+  it("the status API, the table's samples and the timeline give the cold start its record's figure", async () => {
+    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
+    // The service measures a start from its scale decision to the ready pod (800 ms here); thaw up's
+    // recorder from the held request to its first byte (812 ms), the record the timeline draws.
+    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
+    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
+    if (!p.ok) throw new Error("policy");
+    service.addRevision(rev, p.value);
+    const feed = new DashboardFeed({ source: service, clock });
+    const app = autoscalerApp({ service, clock, dashboard: feed });
+    const api = async () =>
+      ((await (await app.request("http://127.0.0.1/_thaw/api/revisions")).json()) as RevisionStatus[])[0]
+        ?.lastColdStartMs;
+    const started = clock.now();
+    service.poke(rev);
+    await clock.advance(1000);
+    // No record yet: the service's own figure.
+    expect(await api()).toBe(800);
+    feed.coldStart({
+      namespace: "default",
+      revision: "hello",
+      id: "default/hello#1",
+      startedAt: started,
+      phases: [
+        { phase: "queued", at: started, ms: 0 },
+        { phase: "firstByte", at: started + 812, ms: 812 },
+      ],
+      totalMs: 812,
+    });
+    expect(await api()).toBe(812);
+    expect(feed.sampleNow().revisions[0]?.lastColdStartMs).toBe(812);
+    const timeline = feed.replay().find((e) => e.type === "coldstart")?.data as ColdStartRecord;
+    expect(timeline.totalMs).toBe(812);
     await service.stop();
   });
 });

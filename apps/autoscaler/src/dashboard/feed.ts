@@ -180,12 +180,23 @@ export class DashboardFeed {
     if (marks.pod === pod) marks.at[phase] ??= at;
   }
 
+  /**
+   * The source's status of every revision, its last cold start the one its latest record says: what the
+   * status API (`GET /_thaw/api/revisions`) serves, so it, the table and the timeline tell one figure.
+   */
+  revisions(): RevisionStatus[] {
+    return this.#o.source.revisions().map((s) => {
+      const recorded = this.#lastColdStart.get(`${s.namespace}/${s.name}`);
+      return recorded === undefined ? s : { ...s, lastColdStartMs: recorded };
+    });
+  }
+
   /** Takes a sample of every revision now and publishes it. */
   sampleNow(): Sample {
     const { source, queueDepth } = this.#o;
     const sample: Sample = {
       t: this.#o.clock.now(),
-      revisions: source.revisions().map((s) => {
+      revisions: this.revisions().map((s) => {
         const rev = { namespace: s.namespace, name: s.name };
         return {
           namespace: s.namespace,
@@ -199,8 +210,7 @@ export class DashboardFeed {
           target: source.targetOf(rev) ?? null,
           excessBurstCapacity: s.excessBurstCapacity,
           queueDepth: queueDepth ? queueDepth(rev) : null,
-          // thaw up's record when it has one (the timeline's figure); thaw-autoscaler's records are the service's.
-          lastColdStartMs: this.#lastColdStart.get(`${s.namespace}/${s.name}`) ?? s.lastColdStartMs,
+          lastColdStartMs: s.lastColdStartMs,
           scaleError: s.scaleError,
           podProblem: s.podProblem,
           warm: s.warm,

@@ -1,7 +1,6 @@
 import type { Clock } from "@thaw/clock";
 import { BODY_LIMITS, bodyErrorResponse, readBoundedText, tokenAllows } from "@thaw/protocol";
 import type { Hono } from "hono";
-import type { RevisionStatus } from "../events.js";
 import { dashboardAsset } from "./assets.js";
 import type { DashboardFeed } from "./feed.js";
 import { dashboardPage } from "./page.js";
@@ -10,9 +9,8 @@ import { dashboardStream } from "./stream.js";
 
 /** What {@link dashboardRoutes} serves from. */
 export interface DashboardRoutesOptions {
+  /** The page's data, and contract 4's status list for `GET /_thaw/api/revisions` (its `revisions()`). */
   feed: DashboardFeed;
-  /** Contract 4's status list for `GET /_thaw/api/revisions`. */
-  revisions(): RevisionStatus[];
   clock: Clock;
   /** thaw.config.yaml `token`: set, every route but the sign-in needs it (bearer header or sign-in cookie). */
   token?: string;
@@ -48,7 +46,7 @@ export function dashboardRoutes(app: Hono<any>, o: DashboardRoutesOptions): void
     });
   });
   app.get("/_thaw/api/revisions", async (c) =>
-    (await ok(c.req.raw)) ? c.json(o.revisions()) : unauthorizedJson(),
+    (await ok(c.req.raw)) ? c.json(o.feed.revisions()) : unauthorizedJson(),
   );
   app.get("/_thaw/api/stream", async (c) =>
     (await ok(c.req.raw)) ? dashboardStream(o.feed, o.clock, c.req.raw.signal) : unauthorizedJson(),

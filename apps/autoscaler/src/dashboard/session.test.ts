@@ -14,7 +14,7 @@ function app(token = TOKEN) {
     coldStartsFromService: true,
   });
   const a = new Hono();
-  dashboardRoutes(a, { feed, revisions: () => [], clock, token });
+  dashboardRoutes(a, { feed, clock, token });
   return { a, clock };
 }
 
