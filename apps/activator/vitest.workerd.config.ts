@@ -29,6 +29,8 @@ export default defineConfig({
                 readinessPath: "/healthz",
               },
               rev("loaded", { containerConcurrency: 1 }),
+              // Never ready: its activation waits while a gateway reports the requests held behind it.
+              { namespace: "default", name: "held", endpoints: ["127.0.0.1:1"], containerConcurrency: 2 },
               rev("zero", {
                 containerConcurrency: 1,
                 autoscaling: { "stable-window": "6s", "scale-to-zero-grace-period": "4s", target: "1" },

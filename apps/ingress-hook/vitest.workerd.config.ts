@@ -17,8 +17,14 @@ export default defineConfig({
           ORIGIN_URL: `http://127.0.0.1:${inject("podPort")}`,
           // Short, so the never-ready revision's 503 comes quickly; the shipped default is 300000.
           ACTIVATION_TIMEOUT_MS: "1000",
+          // A request on hello's /login warms `stuck` for 120 s (docs/warm.md).
+          THAW_WARM: JSON.stringify([
+            { path: "/login", hosts: ["hello.localhost"], services: ["stuck"], ttlSeconds: 120 },
+          ]),
           THAW_SERVICES: JSON.stringify([
             { name: "hello", namespace: "default", hosts: ["hello.localhost"] },
+            // Ready 500 ms after its activation: its held burst is reported while it waits.
+            { name: "slow", namespace: "default", hosts: ["slow.localhost"] },
             // A browser's GET for it gets the waiting page after 200 ms (before its 1 s timeout).
             {
               name: "stuck",

@@ -13,6 +13,7 @@ import {
 import { Hono } from "hono";
 import { handleActivate } from "./api/activate.js";
 import { checkBearer } from "./api/auth.js";
+import { handleStats } from "./api/stats.js";
 import { handleWatch } from "./api/watch.js";
 import type { ActivatorDeps } from "./ports.js";
 import { proxyRequest } from "./proxy-handler.js";
@@ -64,11 +65,10 @@ export function createActivatorApp(given: ActivatorDeps, telemetry = new Telemet
             ? localOnlyRefusal(req)
             : undefined;
         if (denied) return denied;
-        return api === "activate"
-          ? handleActivate(req, deps)
-          : api === "watch"
-            ? handleWatch(req, deps)
-            : Response.json(telemetry.snapshot());
+        if (api === "activate") return handleActivate(req, deps);
+        if (api === "watch") return handleWatch(req, deps);
+        if (api === "stats") return handleStats(req, deps);
+        return Response.json(telemetry.snapshot());
       }
     }
     const fwd = stripNetworkHash(req);
@@ -82,8 +82,9 @@ export function createActivatorApp(given: ActivatorDeps, telemetry = new Telemet
   return { app, telemetry };
 }
 
-function apiRoute(method: string, path: string): "activate" | "watch" | "status" | undefined {
+function apiRoute(method: string, path: string): "activate" | "watch" | "stats" | "status" | undefined {
   if (method === "POST" && path === "/v1/activate") return "activate";
+  if (method === "POST" && path === "/v1/stats") return "stats";
   if (method === "GET" && path === "/v1/watch") return "watch";
   if (method === "GET" && path === "/v1/status") return "status";
   return undefined;

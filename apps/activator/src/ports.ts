@@ -218,11 +218,16 @@ export interface ActivatorDeps {
   tracer?: Tracer;
   /**
    * Takes a wake hint (`ttlSeconds` on `/v1/activate`): keep the revision at ≥ 1 pod for `ttlMs` without
-   * counting it as load; returns until when (epoch ms). Absent = this activator has no scaler to tell, and a
-   * hint is refused.
+   * counting it as load; returns until when (epoch ms), or rejects when it could not be passed on. Absent =
+   * this activator has nothing to tell, and a hint is refused.
    */
-  warm?: (key: RevisionKey, ttlMs: number) => number;
+  warm?: (key: RevisionKey, ttlMs: number) => number | Promise<number>;
   /**
+   * Passes an ingress hook's held-request stats (`POST /v1/stats`) on with this activator's own; the answer
+   * waits for it. Absent = refused with 404, and the hook stops sending.
+   */
+  relayStats?: (messages: WireStatMessage[]) => void | Promise<void>;
+    /**
    * Bounds the request bodies kept for a replay, all requests together, per revision and for the process
    * (see BodyBudget); `createActivatorApp` makes one with the defaults when absent.
    */

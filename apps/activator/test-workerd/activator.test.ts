@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { emptyStat, encodeWireStatMessages } from "@thaw/protocol";
 import { describe, expect, inject, it, vi } from "vitest";
 import { defaultRevisionConfig } from "../src/revisions-json.js";
 
@@ -191,6 +192,42 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     expect(await bad.text()).toMatch(/loads/);
   });
 
+  it("requests a gateway holds (its POST /v1/stats) are load for the edge decider: 10 held at CC 2 ask for 8 in one tick", async () => {
+    const stub = stubFor("held");
+    const before = (await control("state")).pokes;
+    // The gateway's one activation call stands for its first held request: the Durable Object counts it
+    // while it waits (the revision's endpoint never answers, so it waits out its timeout).
+    const activation = exports.default.fetch("http://activator/v1/activate", {
+      method: "POST",
+      body: JSON.stringify({ namespace: "default", name: "held", timeoutMs: 4000 }),
+    });
+    for (let i = 0; i < 100 && (await control("state")).pokes === before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // The other nine, as the gateway's HeldDemand reports them: one stat a second, here two seconds' worth.
+    const nine = {
+      namespace: "default",
+      name: "held",
+      stat: { ...emptyStat("thaw-edge-gateway"), averageConcurrentRequests: 9, requestCount: 9 },
+    };
+    for (let i = 0; i < 2; i++) {
+      const res = await exports.default.fetch("http://activator/v1/stats", {
+        method: "POST",
+        headers: { "content-type": "application/protobuf" },
+        body: encodeWireStatMessages([nine]),
+      });
+      expect(res.status).toBe(204);
+    }
+    await stub.advanceDeciderClock(2000);
+    // Knative's arithmetic: ceil(10 / (2 x 0.7)) = 8; 7 when the tick's period ran a little past the two
+    // seconds reported (real time elapsed on top of the advanced clock). The activation alone asks for 1.
+    const desired = await stub.decide();
+    expect(desired).toBeGreaterThanOrEqual(7);
+    expect(desired).toBeLessThanOrEqual(8);
+    expect((await control("state")).scales).toContainEqual({ name: "held", replicas: desired });
+    expect((await activation).status).toBe(504);
+  });
+
   it("a bare app as endpoint: ready through its readinessPath, or a timeout that names the fix", async () => {
     const activate = (name: string, timeoutMs: number) =>
       exports.default.fetch("http://activator/v1/activate", {
@@ -222,6 +259,7 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
       "cap",
       "cold",
       "decide",
+      "held",
       "loaded",
       "probe",
       "zero",

@@ -9,6 +9,7 @@ import { bearerOk } from "./auth.js";
 import type { DashboardFeed } from "./dashboard/feed.js";
 import { recordColdStartPhases } from "./dashboard/metrics.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
+import { hintReceiver } from "./hint-receiver.js";
 import type { Logger } from "./logger.js";
 import { type AutoscalerMetrics, autoscalerMetrics, statSocketMetrics } from "./metrics.js";
 import { scaleReceiver } from "./scale-receiver.js";
@@ -46,7 +47,8 @@ export interface AutoscalerServer {
 }
 
 /**
- * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), `GET /v1/scale-events` (SSE)
+ * The autoscaler's HTTP face: stat intake (`ws://` any path, `POST /v1/stats`), wake hints (`POST /v1/activate`
+ * with ttlSeconds, hint-receiver.ts), `GET /v1/scale-events` (SSE)
  * and `GET /v1/revisions` (JSON status), `GET /metrics` (Prometheus text, docs/metrics.md), `POST /v1/scale`
  * (the signed scale webhook; its signature is its authentication, so it takes no bearer token), kubelet
  * probes answered 200, and with `dashboard` the `/_thaw/` page with `/_thaw/api/stream` (the same routes
@@ -64,7 +66,11 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
     app.use("*", async (c, next) => {
       const p = c.req.path;
       const internal =
-        p === "/v1/stats" || p === "/v1/revisions" || p === "/v1/scale-events" || p.startsWith("/_thaw/");
+        p === "/v1/stats" ||
+        p === "/v1/activate" ||
+        p === "/v1/revisions" ||
+        p === "/v1/scale-events" ||
+        p.startsWith("/_thaw/");
       return (internal && localOnlyRefusal(c.req.raw)) || next();
     });
   }
@@ -74,7 +80,7 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
     }
     await next();
   });
-  for (const path of ["/v1/revisions", "/metrics"]) {
+  for (const path of ["/v1/revisions", "/v1/activate", "/metrics"]) {
     app.use(path, async (c, next) => {
       if (!bearerOk(c.req.header("authorization"), opts.token)) {
         return c.json({ error: { code: "ERR_UNAUTHORIZED", message: "missing or wrong bearer token" } }, 401);
@@ -88,6 +94,9 @@ export function autoscalerApp(opts: Omit<AutoscalerServerOptions, "host" | "port
   app.get("/metrics", (c) =>
     c.body(metrics.registry.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
   );
+  // Wake hints an activator passes on (it cannot scale itself); activations that wait are the activator's.
+  const hint = hintReceiver(opts.service);
+  app.post("/v1/activate", (c) => hint(c.req.raw));
   const receive = scaleReceiver(opts.service, opts.scaleWebhookSecret, opts.clock);
   app.post("/v1/scale", (c) => receive(c.req.raw));
   if (opts.dashboard) {

@@ -128,6 +128,22 @@ describe("AutoscalerService", () => {
     expect(first?.type === "scale" && first.reason).toBe("request while scaled to zero");
   });
 
+  it("a revision whose pods never become ready goes back to zero once nothing is held (no pod keeps it up)", async () => {
+    const { service, clock, scaler, scales } = setup();
+    service.record([{ rev, stat: load(4) }]);
+    await clock.advance(2000);
+    // ceil(4 / (2 × 0.7)) = 3 pods asked for, none of which ever passes its probe (a crash loop).
+    expect(service.status(rev)?.desiredScale).toBe(3);
+    // Nothing is held any more and there is no ready pod to scrape: no stat at all for the stable window.
+    await clock.advance(6000 + 2000);
+    // Read as no load (not as "no data", which would keep the last reading of 4 and the 3 pods for good).
+    expect(service.status(rev)).toMatchObject({ stableConcurrency: 0, panic: false });
+    // The pods themselves go when the activation deadline (progress deadline + 30 s, 630 s) has passed.
+    await clock.advance(640_000);
+    expect(scaler.list).toHaveLength(0);
+    expect(scales().at(-1)).toBe("3->0");
+  });
+
   it("reports the cold start from the poke to the first ready pod", async () => {
     const { service, clock, scaler, events } = setup();
     service.record([{ rev, stat: load(1) }]);

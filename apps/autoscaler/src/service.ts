@@ -367,13 +367,20 @@ export class AutoscalerService {
   }
 
   async #tick(r: Revision, now: number): Promise<void> {
-    const reading = r.metrics.reading(r.decider.spec.scalingMetric, now);
+    let reading = r.metrics.reading(r.decider.spec.scalingMetric, now);
+    const readyPods = this.#readyCount(r);
+    // A whole stable window with no ready pod to scrape and nothing held (holders report while they hold):
+    // the load is zero, not unknown. Knative reads "no data" and keeps the last desired scale, which would
+    // keep pods that never become ready (a crash loop) asked for after their requests gave up; with a zero
+    // the decider comes down and the activation deadline scales them to zero.
+    if (!reading.ok && reading.error === "no-data" && readyPods === 0)
+      reading = { ok: true, stable: 0, panic: 0 };
     if (reading.ok) {
       r.stable = reading.stable;
       r.panicConc = reading.panic;
     }
     const res = r.decider.scale(now, {
-      readyPods: this.#readyCount(r),
+      readyPods,
       metrics: reading.ok ? reading : null,
     });
     if (res.scaleValid) {

@@ -27,7 +27,7 @@ import { toPod } from "./to-pod.js";
 export const ACTIVATOR_UPSTREAM = "activator.thaw.internal:0";
 
 /** The activator API the gateway serves, by method and exact path (anything else is the apps'). */
-const ACTIVATOR_API = new Set(["POST /v1/activate", "GET /v1/watch", "GET /v1/status"]);
+const ACTIVATOR_API = new Set(["POST /v1/activate", "POST /v1/stats", "GET /v1/watch", "GET /v1/status"]);
 
 /** What the gateway composes. */
 export interface GatewayDeps {
@@ -62,7 +62,7 @@ export interface GatewayDeps {
  * The one port of `thaw up`: `/_thaw/` (the dashboard with its stream and `/_thaw/api/revisions`,
  * contract 4), `/_thaw/metrics` (Prometheus text, bearer token only: a scraper has no session),
  * `/_thaw/auth/*` (the hook as a forward-auth service), the activator API (`POST /v1/activate`,
- * `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set; everything else through the
+ * `POST /v1/stats`, `GET /v1/watch`, `GET /v1/status`), all behind the token when one is set; everything else through the
  * ingress hook: warm revisions in serve mode go straight to a pod, the rest through the activator.
  */
 export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressVariables }> {

@@ -278,6 +278,8 @@ export async function startStack(
       logger,
       // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
       warm: (key, ttlMs) => service.hint(key, ttlMs) ?? clock.now(),
+      // An edge gateway's held requests, relayed by its activator Worker (docs/demand.md).
+      relayStats: pushStats,
       podName: "thaw-up",
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
     },

@@ -1,5 +1,5 @@
+import { coldBurst, figuresLine, percentile } from "@thaw/bench-kit/cold-burst";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coldBurst, figuresLine, percentile } from "./support/cold-burst.js";
 import { appService, helloApp } from "./support/stack-harness.js";
 import { startUp, type UpRun } from "./support/up-process.js";
 

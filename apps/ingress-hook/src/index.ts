@@ -16,6 +16,7 @@ export {
 export { CapacityRelease, type PodSlot } from "./decision/capacity-release.js";
 export type { Allow, Cold, Decision, Deny } from "./decision/decision.js";
 export { HeldDemand, type HeldStatsSink, SETTLE_MS } from "./decision/held-demand.js";
+export { type ActivatorStatsSinkOptions, activatorStatsSink } from "./decision/held-stats-sink.js";
 export {
   denyStatus,
   type HookStats,
@@ -51,7 +52,7 @@ export {
   type UpstreamPicker,
 } from "./decision/upstream-picker.js";
 export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
-export { type SendHint, WarmHinter, type WarmRule } from "./decision/warm-hints.js";
+export { type SendHint, serviceRefOf, WarmHinter, type WarmRule } from "./decision/warm-hints.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";
 export { type HookMetrics, hookMetrics } from "./metrics.js";
@@ -66,3 +67,4 @@ export { prefersHtml } from "./waiting-page/accept.js";
 export { isPoll, POLL_HOLD_MS, type WaitingPage, wantsPage } from "./waiting-page/hold.js";
 export { type PageFacts, POLL_HEADER, POLL_VALUE, waitingPageResponse } from "./waiting-page/page.js";
 export { PLACEHOLDERS, parseTemplate, renderTemplate, type Template } from "./waiting-page/template.js";
+export { parseWarmRules } from "./warm-rules.js";

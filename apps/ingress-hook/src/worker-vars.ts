@@ -9,6 +9,8 @@ export const DEFAULT_ACTIVATION_TIMEOUT_MS = 300_000;
 export interface EdgeVars {
   origin: URL;
   services: unknown;
+  /** THAW_WARM parsed as JSON (checked against the services by parseWarmRules); [] when unset. */
+  warm: unknown;
   activationTimeoutMs: number;
   warmTtlMs: number;
 }
@@ -33,6 +35,7 @@ function ms(
 export function readEdgeVars(env: {
   ORIGIN_URL?: string;
   THAW_SERVICES?: string;
+  THAW_WARM?: string;
   ACTIVATION_TIMEOUT_MS?: string;
   WARM_TTL_MS?: string;
 }): { ok: true; value: EdgeVars } | { ok: false; issues: Issue[] } {
@@ -56,6 +59,17 @@ export function readEdgeVars(env: {
       message: `must be JSON [{name, namespace, hosts}]: ${(err as Error).message}`,
     });
   }
+  let warm: unknown = [];
+  if (env.THAW_WARM !== undefined && env.THAW_WARM.trim() !== "") {
+    try {
+      warm = JSON.parse(env.THAW_WARM);
+    } catch (err) {
+      issues.push({
+        path: "THAW_WARM",
+        message: `must be JSON [{path, services, ttlSeconds}] (thaw.config.yaml's warm:): ${(err as Error).message}`,
+      });
+    }
+  }
   const activationTimeoutMs = ms(
     env.ACTIVATION_TIMEOUT_MS,
     "ACTIVATION_TIMEOUT_MS",
@@ -66,5 +80,5 @@ export function readEdgeVars(env: {
   );
   const warmTtlMs = ms(env.WARM_TTL_MS, "WARM_TTL_MS", 2000, 0, 3_600_000, issues);
   if (issues.length > 0 || !origin) return { ok: false, issues };
-  return { ok: true, value: { origin, services, activationTimeoutMs, warmTtlMs } };
+  return { ok: true, value: { origin, services, warm, activationTimeoutMs, warmTtlMs } };
 }

@@ -9,11 +9,13 @@ import { apiErrorResponse, dropConnectionNamed, ErrorCode, tokenMatches } from "
 import { Hono, type MiddlewareHandler } from "hono";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
+import { activatorStatsSink } from "./decision/held-stats-sink.js";
 import { IngressHook } from "./decision/hook.js";
 import { ROUTE_TOKEN_HEADER } from "./decision/internal-headers.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
+import { parseWarmRules } from "./warm-rules.js";
 import { readEdgeVars } from "./worker-vars.js";
 
 /** Bindings and vars of wrangler.jsonc. */
@@ -29,6 +31,8 @@ export interface Env {
   /** Bearer token of the activator Worker's /v1 API, and of this gateway's `GET /_thaw/edge`. */
   ACTIVATOR_TOKEN?: string;
   ROUTE_TOKEN?: string;
+  /** JSON list of wake-hint rules, thaw.config.yaml's `warm:` (docs/warm.md); empty or unset = none. */
+  THAW_WARM?: string;
   ACTIVATION_TIMEOUT_MS?: string;
   WARM_TTL_MS?: string;
 }
@@ -60,8 +64,11 @@ export function gateFor(env: Env): Gate | Error {
     gate = new Error(vars.issues.map((i) => `${i.path}: ${i.message}`).join("\n"));
   } else {
     const routes = parseServiceRoutes({ services: vars.value.services });
+    const warm = routes.ok ? parseWarmRules(vars.value.warm, routes.value, "THAW_WARM") : undefined;
     if (!routes.ok) {
       gate = new Error(routes.issues.map((i) => `THAW_SERVICES: ${i.path}: ${i.message}`).join("\n"));
+    } else if (warm && !warm.ok) {
+      gate = new Error(warm.issues.map((i) => `${i.path}: ${i.message}`).join("\n"));
     } else {
       // A service's requests (held while cold, or warm) go no faster than the ready pods take them
       // (containerConcurrency slots per pod the activation answer names, first come first served, at most
@@ -82,8 +89,18 @@ export function gateFor(env: Env): Gate | Error {
           ...(env.ACTIVATOR_TOKEN ? { token: env.ACTIVATOR_TOKEN } : {}),
         }),
         ...(env.ROUTE_TOKEN ? { routeToken: env.ROUTE_TOKEN } : {}),
+        // The requests held here are load: to the activator Worker, which passes them to the Thaw origin or
+        // its edge decider (docs/demand.md).
+        heldStats: activatorStatsSink({
+          baseUrl: "http://activator.internal",
+          fetch: (r) => env.ACTIVATOR.fetch(r),
+          podName: "thaw-edge-gateway",
+          ...(env.ACTIVATOR_TOKEN ? { token: env.ACTIVATOR_TOKEN } : {}),
+        }),
         activationTimeoutMs: vars.value.activationTimeoutMs,
         warmTtlMs: vars.value.warmTtlMs,
+        // `warm:` rules: a request on the path sends wake hints through the activator Worker's /v1/activate.
+        ...(warm?.ok ? { warm: warm.value } : {}),
       });
       gate = {
         hook,

@@ -37,3 +37,4 @@ export * from "./stat-codec.js";
 export * from "./token.js";
 export * from "./tracing.js";
 export * from "./tracing-config.js";
+export * from "./wake-hint.js";

@@ -38,10 +38,15 @@ export async function handleActivate(req: Request, deps: ActivatorDeps): Promise
     if (!deps.warm) {
       return apiError(
         ErrorCode.ERR_BAD_REQUEST,
-        "ttlSeconds: this activator has no scaler to hold a wake hint; send it to thaw up's gateway or leave ttlSeconds out",
+        "ttlSeconds: this activator has no autoscaler to pass a wake hint to; give it --autoscaler (or --autoscaler-service), a Thaw origin at the edge, or leave ttlSeconds out",
       );
     }
-    const warmUntilMs = deps.warm(key, ttlSeconds * 1000);
+    let warmUntilMs: number;
+    try {
+      warmUntilMs = await deps.warm(key, ttlSeconds * 1000);
+    } catch (err) {
+      return apiError(ErrorCode.ERR_UPSTREAM, `ttlSeconds: the hint could not be passed on: ${String(err)}`);
+    }
     // A hint alone does not wait: the caller (a login page's hook) must not be held by it.
     if (timeoutMs === undefined) {
       const answer: WarmHintResponse = { namespace, name, warmUntilMs };

@@ -151,6 +151,7 @@ export async function clusterParts(
     overrides.stats = {
       send: (m) => fanout.send(m),
       health: () => fanout.health(),
+      targets: () => fanout.targets,
       close: () => {
         stop();
         fanout.close();

@@ -11,6 +11,7 @@ import {
   type ProblemNote,
   type Tracer,
   tokenAllows,
+  type WireStatMessage,
 } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { createActivatorApp } from "../app.js";
@@ -35,6 +36,7 @@ import { createFastPath } from "./fast-path.js";
 import { createH1Forwarder } from "./h1-forwarder.js";
 import { h2RequestHeaders, handleH2Stream, PodSessions } from "./h2-proxy.js";
 import { acceptH2c } from "./h2c-accept.js";
+import { autoscalerHints } from "./hint-relay.js";
 import { createMetrics } from "./metrics.js";
 import { createProbeFetch } from "./probe-fetch.js";
 import { handleUpgrade } from "./upgrade.js";
@@ -50,7 +52,12 @@ export interface ActivatorOverrides {
   scaler?: ScalerPoke;
   logger?: Logger;
   /** Where stats go instead of the one `autoscalerUrl` (several autoscaler replicas). */
-  stats?: StatSink & { health(): { ok: true } | { ok: false; reason: string }; close(): void };
+  stats?: StatSink & {
+    health(): { ok: true } | { ok: false; reason: string };
+    close(): void;
+    /** The replicas' stat URLs now: wake hints go to each one too. */
+    targets?(): readonly string[];
+  };
   /** The activator replicas, for splitting capacity among them (only with the built-in coordinator). */
   peers?: PeerSource;
   /** Spans (see docs/tracing.md); absent = tracing off. With a tracer every request takes the portable path. */
@@ -62,7 +69,10 @@ export interface ActivatorOverrides {
   problems?: ProblemNotes;
   /** Stopped with the activator (informers behind the sources above). */
   onClose?: () => void;
-  /** Takes wake hints (`/v1/activate` ttlSeconds) where this process can scale; absent = hints refused. */
+  /**
+   * Takes wake hints (`/v1/activate` ttlSeconds); default: passed on to the autoscaler(s) the stats go to,
+   * refused when there is none.
+   */
   warm?: ActivatorDeps["warm"];
 }
 
@@ -155,6 +165,11 @@ export async function startActivator(
       : undefined);
   const reporter = new ConcurrencyReporter({ podName: config.podName, clock, send: (m) => pump?.send(m) });
   reporter.start();
+  const autoscalers =
+    o.stats?.targets ?? (config.autoscalerUrl ? () => [config.autoscalerUrl as string] : undefined);
+  const warm =
+    o.warm ??
+    (autoscalers ? autoscalerHints(autoscalers, config.token, (r) => globalThis.fetch(r)) : undefined);
   let draining = false;
   const { app } = createActivatorApp(
     {
@@ -170,7 +185,10 @@ export async function startActivator(
       podName: config.podName,
       passthroughLb: config.passthroughLb,
       ...(o.tracer ? { tracer: o.tracer } : {}),
-      ...(o.warm ? { warm: o.warm } : {}),
+      ...(warm ? { warm } : {}),
+      // A hook's held requests reach the autoscaler on this activator's stat link (docs/demand.md); without
+      // one they are refused (404), and the hook stops sending.
+      ...(pump ? { relayStats: (m: WireStatMessage[]) => pump.send(m) } : {}),
       health: () =>
         draining ? { ok: false, reason: "received SIGTERM from kubelet" } : (pump?.health() ?? { ok: true }),
     },

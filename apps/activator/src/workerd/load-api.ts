@@ -40,8 +40,19 @@ export async function handleLoad(
       "body: must be JSON {loads: [{namespace, name, requestMs, requestCount}]}",
     );
   }
+  await loadInto(env, byId, extras, loads);
+  return new Response(null, { status: 204 });
+}
+
+/** Adds each report to its revision's edge decider (in its Durable Object); unknown revisions are skipped. */
+export async function loadInto(
+  env: WorkerEnv,
+  byId: Map<string, StaticRevision>,
+  extras: Map<string, EdgeExtras>,
+  loads: readonly Partial<LoadReport>[],
+): Promise<void> {
   await Promise.all(
-    loads.map(async (l: Partial<LoadReport>) => {
+    loads.map(async (l) => {
       const id = `${l.namespace}/${l.name}`;
       const rev = byId.get(id);
       if (!rev || typeof l.requestMs !== "number" || typeof l.requestCount !== "number") return;
@@ -55,5 +66,4 @@ export async function handleLoad(
       });
     }),
   );
-  return new Response(null, { status: 204 });
 }

@@ -176,6 +176,18 @@ export class RevisionActivator extends DurableObject<WorkerEnv> {
     const origin = this.#origin();
     if (!origin.ok) return { ok: false, code: ErrorCode.ERR_UPSTREAM, message: origin.message };
     if (origin.value.kind === "thaw") return this.#wakeThaw(origin.value, timeoutMs);
+    // The caller (a gateway's hook) holds requests on this call and reports all but one of them itself, as
+    // it does to the cluster's activator whose cold-start poke counts that one: the edge decider counts it.
+    this.#decider?.scaling.requestIn(this.#now());
+    try {
+      return await this.#activateHere(timeoutMs);
+    } finally {
+      this.#decider?.scaling.requestOut(this.#now());
+    }
+  }
+
+  /** Wakes the revision through the webhook (once per cold episode) and waits for a ready pod. */
+  async #activateHere(timeoutMs: number): Promise<ActivateResult> {
     if (this.#healthy.size > 0 && Date.now() - this.#verifiedAt > REVERIFY_MS) {
       this.#reverifying ??= this.#probeAll().finally(() => {
         this.#reverifying = undefined;

@@ -1,5 +1,6 @@
 import { BodyBudget } from "@thaw/activation";
 import { systemClock } from "@thaw/clock";
+import { sendWakeHint } from "@thaw/protocol";
 import { checkBearer } from "../api/auth.js";
 import { createActivatorApp } from "../app.js";
 import { EdgeScaling } from "../edge-scaling.js";
@@ -8,8 +9,9 @@ import type { RevisionKey } from "../ports.js";
 import { type ConfigIssue, parseRevisions, type StaticRevision } from "../revisions-json.js";
 import { StaticDirectory } from "../static-sources.js";
 import { DoCoordinator, type EdgeExtras } from "./do-coordinator.js";
-import { MAX_TIMEOUT_SECONDS, readEdgeOrigin } from "./edge-origin.js";
+import { MAX_TIMEOUT_SECONDS, originFromEnv, readEdgeOrigin } from "./edge-origin.js";
 import type { WorkerEnv } from "./env.js";
+import { relayHeldStats } from "./held-relay.js";
 import { handleLoad } from "./load-api.js";
 
 type Parsed = { revisions: StaticRevision[]; extras: Map<string, EdgeExtras>; issues: ConfigIssue[] };
@@ -145,6 +147,11 @@ export const worker = {
       if (denied) return denied;
       return handleLoad(request, env, byId, extras);
     }
+    const origin = originFromEnv(env);
+    const thaw =
+      origin.ok && origin.value.kind === "thaw"
+        ? { baseUrl: origin.value.url, token: origin.value.token, fetch: (r: Request) => fetch(r) }
+        : undefined;
     const { app } = createActivatorApp({
       revisions: directory,
       coordinator: new DoCoordinator(
@@ -158,6 +165,10 @@ export const worker = {
       // Concurrency is tracked by the Durable Object's leases; the edge sends no per-invocation stats.
       reporter: { requestIn() {}, requestOut() {} },
       bodyBudget,
+      // The gateway's held requests: to the Thaw origin or the edge decider (held-relay.ts).
+      relayStats: (m) => relayHeldStats(env, byId, extras, m),
+      // Wake hints go to a Thaw origin, whose autoscaler holds them; a webhook origin has none to hold them.
+      ...(thaw ? { warm: (key, ttlMs) => sendWakeHint(thaw, key, Math.round(ttlMs / 1000)) } : {}),
       token: env.ACTIVATOR_TOKEN || undefined,
     });
     return app.fetch(request, env, ctx);

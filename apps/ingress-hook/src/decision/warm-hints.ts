@@ -10,6 +10,14 @@ export interface WarmRule {
   ttlSeconds: number;
 }
 
+/** A service named as thaw.config.yaml names it: `name` in `default`, or `namespace/name`. */
+export function serviceRefOf(s: string): { namespace: string; name: string } {
+  const slash = s.indexOf("/");
+  return slash < 0
+    ? { namespace: "default", name: s }
+    : { namespace: s.slice(0, slash), name: s.slice(slash + 1) };
+}
+
 /** Sends one hint; the hinter neither waits for nor reads its answer. */
 export type SendHint = (service: { namespace: string; name: string }, ttlSeconds: number) => Promise<unknown>;
 

@@ -78,6 +78,8 @@ const svc = await startIngressHook({
   headersTimeoutMs,
   internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
   watch: !values["no-watch"],
+  // The replica's name in its held-request stats, as the activator names its own (POD_NAME in Kubernetes).
+  podName: process.env.POD_NAME || process.env.HOSTNAME || "thaw-ingress-hook",
   ...(activatorToken ? { activatorToken } : {}),
   ...(token ? { token } : {}),
   ...(values["route-token"] ? { routeToken: values["route-token"] } : {}),

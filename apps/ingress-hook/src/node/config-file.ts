@@ -2,7 +2,7 @@ import { dirname, resolve } from "node:path";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import type { ServiceRoute } from "../decision/resolvers.js";
-import type { WarmRule } from "../decision/warm-hints.js";
+import { serviceRefOf, type WarmRule } from "../decision/warm-hints.js";
 import type { WaitingPage } from "../waiting-page/hold.js";
 import { loadWaitingPages } from "./waiting-pages.js";
 
@@ -21,12 +21,7 @@ export function warmRulesOf(config: ThawConfig): WarmRule[] {
   return config.warm.map((r) => ({
     path: r.path,
     hosts: r.hosts.map((h) => h.toLowerCase()),
-    services: r.services.map((s) => {
-      const slash = s.indexOf("/");
-      return slash < 0
-        ? { namespace: "default", name: s }
-        : { namespace: s.slice(0, slash), name: s.slice(slash + 1) };
-    }),
+    services: r.services.map(serviceRefOf),
     ttlSeconds: r.ttlSeconds,
   }));
 }

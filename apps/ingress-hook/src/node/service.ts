@@ -7,6 +7,7 @@ import { bearerToken, headTimeouts, PROMETHEUS_CONTENT_TYPE, tokenAllows } from 
 import { refuseCredentialTargets } from "@thaw/protocol/node";
 import { Hono } from "hono";
 import { type FetchLike, httpActivatorClient } from "../decision/activator-client.js";
+import { activatorStatsSink } from "../decision/held-stats-sink.js";
 import { IngressHook, type IngressHookOptions } from "../decision/hook.js";
 import {
   envoyDecoratorResolver,
@@ -51,6 +52,8 @@ export interface HookServiceOptions
   watch?: boolean;
   clock?: Clock;
   fetch?: FetchLike;
+  /** This replica's name in the stats of the requests it holds (default `thaw-ingress-hook`). */
+  podName?: string;
   /** Told about watch connects and losses. */
   onWatchState?: (state: "connected" | "lost", detail?: string) => void;
   /**
@@ -103,6 +106,7 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     fetch: _f,
     onWatchState: _s,
     backlog: _b,
+    podName,
     ...rest
   } = opts;
   const cc = new Map(services.map((s) => [`${s.namespace}/${s.name}`, s.containerConcurrency ?? 0]));
@@ -114,6 +118,14 @@ export function createHook(opts: Omit<HookServiceOptions, "port" | "host">): Ing
     ...(viaActivator ? { activatorUpstream: viaActivator } : {}),
     clock,
     activator,
+    // The requests this hook holds are load: reported through the activator, which passes them on to the
+    // autoscaler with its own, and stops counting each one when the hook hands it on (docs/demand.md).
+    heldStats: activatorStatsSink({
+      baseUrl: opts.activatorUrl,
+      fetch: fetchFn,
+      podName: podName ?? "thaw-ingress-hook",
+      ...(opts.activatorToken ? { token: opts.activatorToken } : {}),
+    }),
     resolvers: [routeHeadersResolver(), envoyDecoratorResolver(), hostTableResolver(services)],
   });
 }
@@ -223,6 +235,7 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
     clearInterval(idle);
     server.closeAllConnections();
     watch?.stop();
+    hook.close();
   };
   return {
     port,

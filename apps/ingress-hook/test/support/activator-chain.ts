@@ -23,6 +23,8 @@ export interface ActivatorChainOptions {
   token: string;
   /** The scaler (cold-start poke) and, optionally, where the activator learns pods. */
   overrides: Pick<ActivatorOverrides, "scaler" | "endpoints" | "tracer" | "warm">;
+  /** More flags of the activator's bin (e.g. `--autoscaler ws://...`). */
+  activatorArgs?: readonly string[];
   /** Hook options beyond the activator's address, token and services. */
   hook?: Partial<Omit<HookServiceOptions, "activatorUrl" | "activatorToken" | "services" | "port">>;
 }
@@ -46,7 +48,19 @@ export interface ActivatorChain {
  */
 export async function startActivatorChain(o: ActivatorChainOptions): Promise<ActivatorChain> {
   const read = readConfig(
-    ["--host", "127.0.0.1", "--port", "0", "--token", o.token, "--revisions", JSON.stringify(o.revisions)],
+    [
+      ...[
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--token",
+        o.token,
+        "--revisions",
+        JSON.stringify(o.revisions),
+      ],
+      ...(o.activatorArgs ?? []),
+    ],
     {},
   );
   if (!read.ok) throw new Error(`activator config: ${JSON.stringify(read.issues)}`);

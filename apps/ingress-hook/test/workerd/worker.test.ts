@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { systemClock } from "@thaw/clock";
+import { decodeWireStatMessages } from "@thaw/protocol";
 import { Hono } from "hono";
 import { describe, expect, inject, it } from "vitest";
 import {
@@ -11,9 +12,14 @@ import { IngressHook } from "../../src/decision/hook.js";
 import { hostTableResolver } from "../../src/decision/resolvers.js";
 import { type ThawIngressVariables, thawIngress } from "../../src/middleware.js";
 
-async function activateCount(): Promise<number> {
+/** What the fake activator was sent: activations, hints (`ns/name ttl`), held-request stats (base64). */
+async function fakeCounts(): Promise<{ activate: number; hints: string[]; stats: string[] }> {
   const r = await env.ACTIVATOR.fetch("http://activator.internal/counts");
-  return ((await r.json()) as { activate: number }).activate;
+  return (await r.json()) as { activate: number; hints: string[]; stats: string[] };
+}
+
+async function activateCount(): Promise<number> {
+  return (await fakeCounts()).activate;
 }
 
 type Echo = { url: string; headers: Record<string, string> };
@@ -109,6 +115,43 @@ describe("Workers entry (src/worker.ts) in workerd", () => {
     const r = await exports.default.fetch("http://stuck.localhost/");
     expect(r.status).toBe(503);
     expect(r.headers.get("retry-after")).toBe("3");
+  });
+
+  it("reports the requests it holds to the activator Worker (POST /v1/stats): 10 held, the first report 9", async () => {
+    const before = (await fakeCounts()).stats.length;
+    const held = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => exports.default.fetch(`http://slow.localhost/held/${i}`)),
+    );
+    expect(held.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const slow = async () =>
+      (await fakeCounts()).stats
+        .slice(before)
+        .flatMap((b64) => {
+          const d = decodeWireStatMessages(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+          return d.ok ? d.value : [];
+        })
+        .filter((m) => m.name === "slow");
+    // The settle report: all 10 held for its whole 200 ms, less the one the activation call stands for,
+    // stamped with the burst's second so it lands in the poke's bucket.
+    for (let i = 0; i < 50 && (await slow()).length === 0; i++)
+      await new Promise((res) => setTimeout(res, 20));
+    const first = (await slow())[0]?.stat;
+    expect(first?.podName).toBe("thaw-edge-gateway");
+    expect(first?.averageConcurrentRequests).toBeGreaterThan(8.5);
+    expect(first?.averageConcurrentRequests).toBeLessThanOrEqual(9);
+    expect(first?.timestamp).toBeGreaterThan(0);
+  });
+
+  it("a request on a warm: path sends a wake hint for the services it names, without holding the request", async () => {
+    const r = await exports.default.fetch("http://hello.localhost/login");
+    expect(r.status).toBe(200);
+    for (let i = 0; i < 50 && (await fakeCounts()).hints.length === 0; i++) {
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect((await fakeCounts()).hints).toEqual(["default/stuck 120"]);
+    // Elsewhere: no hint.
+    await exports.default.fetch("http://hello.localhost/home");
+    expect((await fakeCounts()).hints).toEqual(["default/stuck 120"]);
   });
 
   it("GET /_thaw/edge reports the hook's counters", async () => {

@@ -1,32 +1,25 @@
+// A burst at zero, measured: each request's status and latency, and the revision's desired and ready pods
+// over time as a status API shows them (thaw up's /_thaw/api/revisions, the autoscaler's /v1/revisions).
 import http from "node:http";
 
-/** One revision as `/_thaw/api/revisions` shows it (the fields a burst is judged by). */
-export interface RevisionReading {
-  name: string;
-  desiredScale: number;
-  readyPods: number;
-  panic: boolean;
-  panicConcurrency: number;
-}
-
-/** What a burst came to: each request's status and latency, and the revision's scale over time. */
-export interface BurstResult {
-  statuses: number[];
-  latenciesMs: number[];
-  /** `[ms since the burst, desiredScale, readyPods]`, one row per change seen. */
-  timeline: [number, number, number][];
-  /** Largest desiredScale seen, and when (ms since the burst). */
-  maxDesired: number;
-  maxDesiredAtMs: number;
-}
-
-/** The `p`-th percentile (nearest rank) of `xs`. */
-export function percentile(xs: readonly number[], p: number): number {
+/**
+ * The `p`-th percentile (nearest rank) of `xs`.
+ * @param {readonly number[]} xs
+ * @param {number} p
+ * @returns {number}
+ */
+export function percentile(xs, p) {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] as number;
+  return /** @type {number} */ (s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]);
 }
 
-function get(port: number, host: string, path: string): Promise<number> {
+/**
+ * @param {number} port
+ * @param {string} host
+ * @param {string} path
+ * @returns {Promise<number>}
+ */
+function get(port, host, path) {
   return new Promise((resolve) => {
     const req = http.get({ host: "127.0.0.1", port, path, headers: { host }, agent: false }, (res) => {
       res.resume();
@@ -40,22 +33,23 @@ function get(port: number, host: string, path: string): Promise<number> {
 /**
  * Sends `n` concurrent GETs for `host` to `port` and, until they are all answered, reads `revisionsUrl` every
  * 100 ms for the revision `name` (bounded by the requests' own end: each one finishes or fails).
+ * @param {{ port: number, host: string, n: number, revisionsUrl: string, name: string, token?: string }} o
+ * @returns {Promise<import("./cold-burst.js").ColdBurstResult>}
  */
-export async function coldBurst(o: {
-  port: number;
-  host: string;
-  n: number;
-  revisionsUrl: string;
-  name: string;
-}): Promise<BurstResult> {
+export async function coldBurst(o) {
   const t0 = performance.now();
-  const timeline: [number, number, number][] = [];
+  /** @type {[number, number, number][]} */
+  const timeline = [];
   let done = false;
   let maxDesired = 0;
   let maxDesiredAtMs = 0;
+  /** @type {Record<string, string>} */
+  const headers = o.token ? { authorization: `Bearer ${o.token}` } : {};
   const watch = (async () => {
     for (let i = 0; i < 3000 && !done; i++) {
-      const all = (await (await fetch(o.revisionsUrl)).json()) as RevisionReading[];
+      const all = /** @type {{ name: string, desiredScale: number, readyPods: number }[]} */ (
+        await (await fetch(o.revisionsUrl, { headers })).json()
+      );
       const r = all.find((x) => x.name === o.name);
       const at = Math.round(performance.now() - t0);
       if (r) {
@@ -88,8 +82,13 @@ export async function coldBurst(o: {
   };
 }
 
-/** The burst's figures as one `THAW-FIGURES` line for the closing note. */
-export function figuresLine(label: string, r: BurstResult): string {
+/**
+ * The burst's figures as one `THAW-FIGURES` line for the closing note.
+ * @param {string} label
+ * @param {import("./cold-burst.js").ColdBurstResult} r
+ * @returns {string}
+ */
+export function figuresLine(label, r) {
   const tl = r.timeline.map(([t, d, p]) => `${t}ms:${d}/${p}`).join(" ");
   return `THAW-FIGURES ${label}: p50=${percentile(r.latenciesMs, 50)}ms p99=${percentile(r.latenciesMs, 99)}ms maxDesired=${r.maxDesired}@${r.maxDesiredAtMs}ms desired/ready ${tl}`;
 }

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { coldBurst, figuresLine, percentile } from "@thaw/bench-kit/cold-burst";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Proc, start } from "./proc.js";
+import { ROOT, startWranglerDev, type WranglerDev } from "./wrangler-dev.js";
+
+// Issue 28.1 at the edge: the gateway Worker holds a burst at zero and reports it (POST /v1/stats on the
+// activator Worker, which passes it to the Thaw origin's /v1/stats), so thaw up's autoscaler sees the burst
+// as Knative's activator would report it: 10 held at containerConcurrency 2 ask for ceil(10 / 1.4) = 8 pods.
+const ORIGIN_TOKEN = "origin-token-held-0123456789";
+const EDGE_TOKEN = "edge-token-held-0123456789";
+const HOST = "hello.localhost";
+const START_MS = 3000;
+const WORK_MS = 1500;
+const N = 10;
+
+let dir: string;
+let thaw: Proc;
+let originUrl: string;
+let edge: WranglerDev;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "thaw-edge-held-"));
+  const file = join(dir, "thaw.config.yaml");
+  writeFileSync(
+    file,
+    [
+      "listen: 127.0.0.1:0",
+      `token: ${ORIGIN_TOKEN}`,
+      "drain: { quietPeriod: 1s }",
+      "services:",
+      "  - name: hello",
+      `    hosts: [${HOST}]`,
+      "    containerConcurrency: 2",
+      "    readinessProbe: { httpGet: { path: /healthz } }",
+      "    run:",
+      `      command: [node, ${join(ROOT, "examples/hello/server.mjs")}]`,
+      `      env: { STARTUP_DELAY_MS: "${START_MS}", WORK_MS: "${WORK_MS}" }`,
+      "",
+    ].join("\n"),
+  );
+  thaw = start(process.execPath, [join(ROOT, "apps/cli/bin/thaw.mjs"), "up", "--config", file]);
+  originUrl = (await thaw.waitFor(/gateway on (http:\/\/\S+)/))[1] as string;
+  edge = await startWranglerDev({
+    gatewayVars: { ORIGIN_URL: originUrl, ORIGIN_TOKEN, ACTIVATOR_TOKEN: EDGE_TOKEN, WARM_TTL_MS: "30000" },
+    activatorVars: {
+      THAW_ORIGIN_URL: originUrl,
+      THAW_ORIGIN_TOKEN: ORIGIN_TOKEN,
+      ACTIVATOR_TOKEN: EDGE_TOKEN,
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await edge?.stop();
+  await thaw?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe("wrangler dev in front of thaw up: a burst held at the edge is demand at the origin", () => {
+  it("10 at zero ask for 7-8 pods before the first one is ready, and finish sooner than on one pod", async () => {
+    const r = await coldBurst({
+      port: Number(new URL(edge.url).port),
+      host: HOST,
+      n: N,
+      revisionsUrl: `${originUrl}/_thaw/api/revisions`,
+      token: ORIGIN_TOKEN,
+      name: "hello",
+    });
+    console.log(
+      figuresLine("edge gateway + DO -> thaw up, burst 10 at zero, CC 2, start 3 s, work 1.5 s", r),
+    );
+    expect(r.statuses.filter((s) => s !== 200)).toEqual([]);
+    // Counted once: the gateway until it lets a request go, the origin from its arrival.
+    expect(r.maxDesired).toBeGreaterThanOrEqual(7);
+    expect(r.maxDesired).toBeLessThanOrEqual(8);
+    const early = r.timeline.filter(([t]) => t < START_MS).map(([, d]) => d);
+    expect(Math.max(0, ...early)).toBeGreaterThanOrEqual(7);
+    expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);
+  }, 90_000);
+});
