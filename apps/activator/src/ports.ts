@@ -227,7 +227,7 @@ export interface ActivatorDeps {
    * waits for it. Absent = refused with 404, and the hook stops sending.
    */
   relayStats?: (messages: WireStatMessage[]) => void | Promise<void>;
-    /**
+  /**
    * Bounds the request bodies kept for a replay, all requests together, per revision and for the process
    * (see BodyBudget); `createActivatorApp` makes one with the defaults when absent.
    */
