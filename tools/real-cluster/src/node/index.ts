@@ -7,3 +7,10 @@ export { type Node, type NodeOptions, startNode } from "./node.js";
 export { type NodeCluster, startNodeCluster } from "./node-cluster.js";
 export { type PodPhases, watchPodPhases } from "./pod-phases.js";
 export { importThawImages, RENDERED_REGISTRY } from "./thaw-images.js";
+export {
+  HELLO_HOST,
+  installThawOnNode,
+  type PodView,
+  type ThawOnNode,
+  type ThawOnNodeOptions,
+} from "./thaw-on-node.js";

@@ -6,14 +6,22 @@ export interface LoadResult {
   byStatus: Record<number, number>;
   /** Answers other than 200 or 503 + Retry-After, with what came back. */
   lost: string[];
+  /** The first few 503s with Retry-After, with their bodies: who refused, and why. */
+  refused: string[];
   /** The pods that answered (the hello app names its pod in the body). */
   pods: Set<string>;
-  /** Slowest answer, ms. */
-  maxMs: number;
+  /** Every answer's time, ms, in the order they came. */
+  ms: number[];
 }
 
 /** A fresh result. */
-export const emptyLoad = (): LoadResult => ({ byStatus: {}, lost: [], pods: new Set(), maxMs: 0 });
+export const emptyLoad = (): LoadResult => ({
+  byStatus: {},
+  lost: [],
+  refused: [],
+  pods: new Set(),
+  ms: [],
+});
 
 /** One GET to `url` with `Host: host`, recorded into `r`; never throws (an error is status 0). */
 export function oneRequest(
@@ -27,7 +35,7 @@ export function oneRequest(
   return new Promise((resolve) => {
     const done = (status: number, detail: string, body = "") => {
       r.byStatus[status] = (r.byStatus[status] ?? 0) + 1;
-      r.maxMs = Math.max(r.maxMs, Date.now() - t0);
+      r.ms.push(Date.now() - t0);
       const pod = body.match(/^hello from (\S+)/)?.[1];
       if (pod) r.pods.add(pod);
       if (detail) r.lost.push(detail);
@@ -41,8 +49,9 @@ export function oneRequest(
       });
       res.on("end", () => {
         const s = res.statusCode ?? 0;
-        const ok = s === 200 || (s === 503 && res.headers["retry-after"] !== undefined);
-        done(s, ok ? "" : `${s} ${body.slice(0, 200)}`, body);
+        const retry = s === 503 && res.headers["retry-after"] !== undefined;
+        if (retry && r.refused.length < 5) r.refused.push(`503 ${body.slice(0, 200)}`);
+        done(s, s === 200 || retry ? "" : `${s} ${body.slice(0, 200)}`, body);
       });
       res.on("error", (e) => done(0, `response error: ${e.message}`));
     });
@@ -90,3 +99,11 @@ export function steadyLoad(
 
 /** The total of a result's answers. */
 export const total = (r: LoadResult): number => Object.values(r.byStatus).reduce((a, b) => a + b, 0);
+
+/** Nearest-rank percentile `p` of a result's answer times, ms (NaN for none). */
+export function percentile(r: LoadResult, p: number): number {
+  const v = [...r.ms].sort((a, b) => a - b);
+  return v.length === 0
+    ? Number.NaN
+    : (v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)] as number);
+}

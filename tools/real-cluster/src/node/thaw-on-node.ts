@@ -1,0 +1,173 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { kubectl } from "../kubectl.js";
+import { api } from "./api.js";
+import { type IngressNginx, startIngressNginx } from "./ingress-nginx.js";
+import { type NodeCluster, startNodeCluster } from "./node-cluster.js";
+import { importThawImages } from "./thaw-images.js";
+
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+
+/** The example's host, which the hook routes to apps/hello. */
+export const HELLO_HOST = "hello.example.com";
+
+/** A pod as these helpers read it. */
+export interface PodView {
+  metadata: { name: string; deletionTimestamp?: string };
+  status: {
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number }[];
+  };
+}
+
+/** Thaw installed on a real node as docs/kubernetes.md section 4 says, with Debian's nginx in front. */
+export interface ThawOnNode {
+  readonly cluster: NodeCluster;
+  readonly nginx: IngressNginx;
+  /** The thaw-token Secret's token. */
+  readonly token: string;
+  /** `kubectl` against the cluster; throws with its stderr unless it exits 0. */
+  kubectl(args: string[]): Promise<string>;
+  /** The pods of `app.kubernetes.io/name=<name>` in `ns`, terminating ones included. */
+  pods(ns: string, name: string): Promise<PodView[]>;
+  /** Every live activator pod's `thaw_activator_requests_total` for apps/hello, summed. */
+  activatorRequests(): Promise<number>;
+  /** Stops nginx, then the cluster (every process by PID). Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** What {@link installThawOnNode} may change from examples/hello/thaw.k8s.yaml. */
+export interface ThawOnNodeOptions {
+  /** Knative config-autoscaler keys replacing the example's (default: 6 s windows, a trip to zero in seconds). */
+  stableWindow?: string;
+  scaleToZeroGracePeriod?: string;
+  token?: string;
+}
+
+/**
+ * Renders examples/hello/thaw.k8s.yaml (with short autoscaler windows) with the built CLI, starts a
+ * cluster with one real node, imports Thaw's five images, applies the render the way docs/kubernetes.md
+ * section 4 says (namespaces, the thaw-token Secret, `kubectl apply -k overlays/dev`), waits for every
+ * Deployment Available, and starts infra/nginx's config inside the node as the ingress, asking the hook
+ * and sending held requests to the activator by their Services' ClusterIPs. Anything started is stopped
+ * when a step fails.
+ */
+export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<ThawOnNode> {
+  const token = o.token ?? "t0k3n";
+  const rendered = renderHello(o.stableWindow ?? "6s", o.scaleToZeroGracePeriod ?? "6s");
+  let cluster: NodeCluster | undefined;
+  let nginx: IngressNginx | undefined;
+  const stop = async () => {
+    await nginx?.stop();
+    await cluster?.stop();
+    rmSync(dirname(rendered), { recursive: true, force: true });
+  };
+  try {
+    cluster = await startNodeCluster();
+    const cp = cluster.controlPlane;
+    const ok = async (args: string[]) => {
+      const r = await kubectl(cp.kubeconfigPath, args, { timeoutMs: 150_000 });
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout;
+    };
+    await importThawImages(cluster.node, [
+      "queue-proxy",
+      "activator",
+      "autoscaler",
+      "ingress-hook",
+      "example-hello",
+    ]);
+    await ok(["apply", "-f", `${rendered}/base/namespaces.yaml`]);
+    await ok(["apply", "-f", `${rendered}/app-namespaces.yaml`]);
+    await ok([
+      "-n",
+      "thaw-system",
+      "create",
+      "secret",
+      "generic",
+      "thaw-token",
+      `--from-literal=token=${token}`,
+    ]);
+    await ok(["apply", "-k", `${rendered}/overlays/dev`]);
+    for (const ns of ["thaw-system", "apps"])
+      await ok(["-n", ns, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=150s"]);
+    const clusterIp = async (name: string) =>
+      (
+        await api<{ spec: { clusterIP: string } }>(
+          cp,
+          "GET",
+          `/api/v1/namespaces/thaw-system/services/${name}`,
+        )
+      )?.spec.clusterIP;
+    nginx = await startIngressNginx({
+      net: cluster.net,
+      hook: `${await clusterIp("thaw-ingress-hook")}:8090`,
+      activator: `${await clusterIp("thaw-activator")}:8012`,
+      token,
+    });
+    const pods = async (ns: string, name: string) => {
+      const q = encodeURIComponent(`app.kubernetes.io/name=${name}`);
+      const l = await api<{ items: PodView[] }>(
+        cp,
+        "GET",
+        `/api/v1/namespaces/${ns}/pods?labelSelector=${q}`,
+      );
+      return l?.items ?? [];
+    };
+    return {
+      cluster,
+      nginx,
+      token,
+      kubectl: ok,
+      pods,
+      activatorRequests: async () => {
+        let sum = 0;
+        for (const p of await pods("thaw-system", "thaw-activator")) {
+          if (!p.status.podIP || p.metadata.deletionTimestamp) continue;
+          const res = await fetch(`http://${p.status.podIP}:8012/metrics`, {
+            headers: { authorization: `Bearer ${token}` },
+          }).catch(() => undefined);
+          // A pod that is not answering (just killed, still starting) has counted nothing of this run.
+          if (!res?.ok) continue;
+          const m = (await res.text()).match(
+            /^thaw_activator_requests_total\{namespace="apps",revision="hello"\} (\d+)$/m,
+          );
+          sum += Number(m?.[1] ?? 0);
+        }
+        return sum;
+      },
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** `thaw k8s render` (the built CLI) of the example with the given windows, into a fresh temp folder. */
+function renderHello(stableWindow: string, grace: string): string {
+  const config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
+    .replace("stable-window: 60s", `stable-window: ${stableWindow}`)
+    .replace("scale-to-zero-grace-period: 30s", `scale-to-zero-grace-period: ${grace}`);
+  const dir = mkdtempSync(join(tmpdir(), "thaw-on-node-"));
+  writeFileSync(join(dir, "thaw.k8s.yaml"), config);
+  const out = join(dir, "render");
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, "apps/cli/dist/main.js"),
+      "k8s",
+      "render",
+      "--config",
+      join(dir, "thaw.k8s.yaml"),
+      "--out",
+      out,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  return out;
+}
