@@ -47,6 +47,8 @@ export async function coldBurst(o: {
   n: number;
   revisionsUrl: string;
   name: string;
+  /** Request i goes to `${path}${i}` (default `/burst/`). */
+  path?: string;
 }): Promise<BurstResult> {
   const t0 = performance.now();
   const timeline: [number, number, number][] = [];
@@ -73,7 +75,7 @@ export async function coldBurst(o: {
   const answers = await Promise.all(
     Array.from({ length: o.n }, async (_, i) => {
       const s = performance.now();
-      const status = await get(o.port, o.host, `/burst/${i}`);
+      const status = await get(o.port, o.host, `${o.path ?? "/burst/"}${i}`);
       return { status, ms: performance.now() - s };
     }),
   );

@@ -106,6 +106,30 @@ export class EngineClient {
     return out.StatusCode;
   }
 
+  /**
+   * Runs `cmd` in the running container (the exec API, detached) and resolves with its exit code, or
+   * undefined when it is still running after `timeoutMs` (polled every 25 ms).
+   */
+  async exec(id: string, cmd: readonly string[], timeoutMs: number): Promise<number | undefined> {
+    const made = (await this.#json("POST", `/containers/${encodeURIComponent(id)}/exec`, {
+      Cmd: cmd,
+      AttachStdout: false,
+      AttachStderr: false,
+    })) as { Id: string };
+    const exec = `/exec/${encodeURIComponent(made.Id)}`;
+    await this.#call("POST", `${exec}/start`, { Detach: true });
+    const end = performance.now() + timeoutMs;
+    for (let i = 0; i < 10_000 && performance.now() < end; i++) {
+      const state = (await this.#json("GET", `${exec}/json`)) as {
+        Running: boolean;
+        ExitCode: number | null;
+      };
+      if (!state.Running && state.ExitCode !== null) return state.ExitCode;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return undefined;
+  }
+
   async #json(method: string, path: string, body?: unknown): Promise<unknown> {
     const text = await this.#call(method, path, body);
     return JSON.parse(text);
