@@ -107,27 +107,21 @@ export class EngineClient {
   }
 
   /**
-   * Runs `cmd` in the running container (the exec API, detached) and resolves with its exit code, or
-   * undefined when it is still running after `timeoutMs` (polled every 25 ms).
+   * Runs `cmd` in the running container (the exec API) and resolves with its exit code once it ended.
+   * Attached, not detached: Podman 4.3 never marks a detached exec as ended; the start call's answer
+   * ends with the command.
    */
-  async exec(id: string, cmd: readonly string[], timeoutMs: number): Promise<number | undefined> {
+  async exec(id: string, cmd: readonly string[]): Promise<number | undefined> {
     const made = (await this.#json("POST", `/containers/${encodeURIComponent(id)}/exec`, {
       Cmd: cmd,
-      AttachStdout: false,
-      AttachStderr: false,
+      // Podman refuses an attached start with no stream; the output is read (bounded) and dropped.
+      AttachStdout: true,
+      AttachStderr: true,
     })) as { Id: string };
     const exec = `/exec/${encodeURIComponent(made.Id)}`;
-    await this.#call("POST", `${exec}/start`, { Detach: true });
-    const end = performance.now() + timeoutMs;
-    for (let i = 0; i < 10_000 && performance.now() < end; i++) {
-      const state = (await this.#json("GET", `${exec}/json`)) as {
-        Running: boolean;
-        ExitCode: number | null;
-      };
-      if (!state.Running && state.ExitCode !== null) return state.ExitCode;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return undefined;
+    await this.#call("POST", `${exec}/start`, { Detach: false, Tty: false });
+    const state = (await this.#json("GET", `${exec}/json`)) as { ExitCode: number | null };
+    return state.ExitCode ?? undefined;
   }
 
   async #json(method: string, path: string, body?: unknown): Promise<unknown> {

@@ -11,8 +11,6 @@ export function healthCommand(check: unknown): string[] | undefined {
   return undefined;
 }
 
-/** Longest wait for one run of the check (Docker's default timeout is 30 s; a cold start cannot wait that). */
-const RUN_TIMEOUT_MS = 5000;
 /** Least time between two runs of the check for one replica, while it starts. */
 const RUN_EVERY_MS = 200;
 
@@ -33,7 +31,7 @@ export function healthGate(engine: EngineClient, first: string): (n: number) => 
     if (now - (lastRun.get(n) ?? Number.NEGATIVE_INFINITY) < RUN_EVERY_MS) return false;
     lastRun.set(n, now);
     try {
-      return (await engine.exec(c.Id, cmd, RUN_TIMEOUT_MS)) === 0;
+      return (await engine.exec(c.Id, cmd)) === 0;
     } catch {
       // The container stopped under the check: not ready, and its pod learns why from its attach process.
       return false;
