@@ -109,3 +109,41 @@ describe("LocalScaler learns nothing from the queue-proxy's output", () => {
     expect(lines.filter((l) => l.includes("listening"))).toEqual([]);
   });
 });
+
+describe("LocalScaler numbered replicas and a readiness gate (a container's health check)", () => {
+  let scaler: LocalScaler;
+  let gateOpen = false;
+  const asked: number[] = [];
+  beforeAll(() => {
+    scaler = new LocalScaler();
+    scaler.register({
+      ...rev,
+      command: [process.execPath, hello],
+      env: {},
+      portEnv: "PORT",
+      containerConcurrency: 0,
+      timeoutSeconds: 10,
+      drainQuietPeriodMs: 100,
+      replicas: { env: "THAW_TEST_REPLICA", userPort: () => undefined },
+      readinessGate: async (n) => {
+        asked.push(n);
+        return gateOpen;
+      },
+    });
+  });
+  afterAll(() => scaler.close(), 30_000);
+
+  it("pods are numbered 1, 2; held (address for the scaler only) and not ready until the gate passes", async () => {
+    await scaler.scale(rev, 2);
+    // The queue probe passes (the app listens), so the gate is asked, for both numbers.
+    await until(() => (new Set(asked).size === 2 ? true : undefined), 20_000);
+    expect([...new Set(asked)].sort()).toEqual([1, 2]);
+    const pods = scaler.pods(rev);
+    expect(pods.map((p) => [p.ready, p.held])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    gateOpen = true;
+    await until(() => (scaler.pods(rev).every((p) => p.ready && !p.held) ? true : undefined), 10_000);
+  });
+});

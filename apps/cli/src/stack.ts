@@ -21,6 +21,7 @@ import {
   LocalScaler,
   type LocalScalerOptions,
   type Logger,
+  type PodInfo,
   recordColdStartPhases,
   scaleReceiver,
   silentLogger,
@@ -47,7 +48,7 @@ import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
-import { containerTargets, podApp, withAdopted } from "./containers/container-pods.js";
+import { containerMoment, containerTargets, podApp, withAdopted } from "./containers/container-pods.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
@@ -147,12 +148,15 @@ export async function startStack(
   const recorder = new ColdStartRecorder();
   const onPodOutput: NonNullable<LocalScalerOptions["onPodOutput"]> = (rev, pod, container, line) => {
     // The listening line is looked for only while a cold start of its revision is recorded.
-    if (
-      container === "queue-proxy" &&
-      recorder.isOpen(rev.namespace, rev.name) &&
-      line.includes("thaw-queue-proxy listening")
-    ) {
-      recorder.moment(rev.namespace, rev.name, "queueProxyListening", clock.now());
+    if (recorder.isOpen(rev.namespace, rev.name)) {
+      // A container's moments are those of the cold start's first pod, not of the copies started beside it.
+      const moment =
+        container === "queue-proxy"
+          ? queueProxyMoment(line)
+          : recorder.podOf(rev.namespace, rev.name) === pod
+            ? containerMoment(line)
+            : undefined;
+      if (moment) recorder.moment(rev.namespace, rev.name, moment, clock.now());
     }
     opts.onPodOutput?.(rev, pod, container, line);
   };
@@ -171,10 +175,11 @@ export async function startStack(
   };
   // Only the warm-up passes another scaler, and it never reads `Stack.scaler`.
   const scaler = (opts.podScaler?.(scalerOptions) ?? new LocalScaler(scalerOptions)) as LocalScaler;
-  const adopted = new Set(
-    local.flatMap((s) =>
-      targets.get(s)?.running ? [keyOf({ namespace: s.service.namespace, name: s.service.name })] : [],
-    ),
+  const adopted = new Map(
+    local.flatMap((s): [string, number][] => {
+      const running = targets.get(s)?.running ?? 0;
+      return running > 0 ? [[keyOf({ namespace: s.service.namespace, name: s.service.name }), running]] : [];
+    }),
   );
   const service = new AutoscalerService({ scaler: withAdopted(scaler, adopted, keyOf), clock, logger });
   const unsubscribe = opts.onEvent ? service.on(opts.onEvent) : () => {};
@@ -191,7 +196,8 @@ export async function startStack(
       cwd: resolve(opts.baseDir ?? process.cwd(), app.cwd ?? "."),
       portEnv: app.portEnv,
       portName: s.containerPortName,
-      ...(app.userPort !== undefined ? { userPort: app.userPort } : {}),
+      ...(app.replicas ? { replicas: app.replicas } : {}),
+      ...(app.readinessGate ? { readinessGate: app.readinessGate } : {}),
       ...(run?.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
       ...(run?.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,
@@ -214,11 +220,13 @@ export async function startStack(
     service.addRevision(rev, policy);
   }
 
-  // The activator, in process: its endpoint source is the local scaler's pods (ready or not: it probes).
+  // The activator, in process: its endpoint source is the local scaler's pods (ready or not: it probes),
+  // but for those a health check holds back (Kubernetes' Endpoints would not list them either).
+  const addresses = (pods: readonly PodInfo[]) => pods.filter((p) => !p.held).map((p) => p.address);
   const endpoints: EndpointSource = {
     subscribe(key: RevisionKey, onChange: (eps: string[]) => void) {
-      onChange(scaler.pods(key).map((p) => p.address));
-      return scaler.subscribe(key, (pods) => onChange(pods.map((p) => p.address)));
+      onChange(addresses(scaler.pods(key)));
+      return scaler.subscribe(key, (pods) => onChange(addresses(pods)));
     },
   };
   // The dashboard's data; its queue depth is the activator's (the coordinator exists before any sample).
@@ -373,11 +381,14 @@ export async function startStack(
     bodyBudget,
     metrics: () => metrics.render(),
   });
-  // A container that already runs (thaw up restarted) is this revision's pod, not one to start again.
+  // Containers that already run (thaw up restarted) are this revision's pods, not ones to start again.
   await Promise.all(
-    local
-      .filter((s) => targets.get(s)?.running)
-      .map((s) => scaler.scale({ namespace: s.service.namespace, name: s.service.name }, 1)),
+    local.flatMap((s) => {
+      const running = targets.get(s)?.running ?? 0;
+      return running > 0
+        ? [scaler.scale({ namespace: s.service.namespace, name: s.service.name }, running)]
+        : [];
+    }),
   );
   service.start();
   feed.start();
@@ -489,6 +500,11 @@ export async function startStack(
     },
     close,
   };
+}
+
+/** The moment a queue-proxy's output line marks, if any. */
+function queueProxyMoment(line: string): "queueProxyListening" | undefined {
+  return line.includes("thaw-queue-proxy listening") ? "queueProxyListening" : undefined;
 }
 
 /**

@@ -10,16 +10,30 @@ export type LoadedConfig =
   | { ok: true; config: ThawConfig; services: ResolvedService[]; pages: Map<string, WaitingPage> }
   | { ok: false; issues: { path: string; message: string }[] };
 
-/** Reads a thaw.config.yaml and runs every check: the schema, then the autoscaling and probe rules. */
-export async function loadAndCheck(file: string): Promise<LoadedConfig> {
+/**
+ * Reads a thaw.config.yaml and runs every check: the schema, then the autoscaling and probe rules; with
+ * `containers.discover`, on the labelled containers of the engine too (`env` gives DOCKER_HOST).
+ */
+export async function loadAndCheck(
+  file: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<LoadedConfig> {
   const loaded = await loadConfigFile(file);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
-  const resolved = resolveServices(loaded.value);
+  let config = loaded.value;
+  if (config.containers?.discover) {
+    // Loaded only when asked for: the engine client is not on `thaw validate`'s usual path.
+    const { withDiscoveredContainers } = await import("./containers/discover.js");
+    const discovered = await withDiscoveredContainers(config, env);
+    if (!discovered.ok) return { ok: false, issues: discovered.issues };
+    config = discovered.config;
+  }
+  const resolved = resolveServices(config);
   if (!resolved.ok) return { ok: false, issues: resolved.issues };
   // Waiting-page templates are files next to the config: read and parsed here, so validate refuses bad ones.
-  const pages = await loadWaitingPages(loaded.value, dirname(resolve(file)));
+  const pages = await loadWaitingPages(config, dirname(resolve(file)));
   if (!pages.ok) return { ok: false, issues: pages.issues };
-  return { ok: true, config: loaded.value, services: resolved.value, pages: pages.pages };
+  return { ok: true, config, services: resolved.value, pages: pages.pages };
 }
 
 /** `thaw validate <file>`: `ok` and exit 0, or one line per issue and exit 1. */

@@ -54,7 +54,16 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   "warm[].ttlSeconds": {
     text: "Seconds each hint keeps the services warm (1–3600); a later hint extends it.",
   },
-  services: { text: "The services to scale; at least one." },
+  containers: {
+    text: "Serve the containers labelled `thaw.enable=true` on a container engine (docs/containers.md).",
+  },
+  "containers.discover": {
+    text: "Read the engine's containers for `thaw.*` labels when `thaw up` starts (true).",
+  },
+  "containers.socket": {
+    text: "The engine's API socket; default `DOCKER_HOST`, else `/run/podman/podman.sock`, else `/var/run/docker.sock`.",
+  },
+  services: { text: "The services to scale; at least one, unless `containers.discover` finds some." },
   "services[].name": { text: "The service's name (a DNS label).", knative: "Revision metadata.name" },
   "services[].namespace": { text: "Its namespace (a DNS label).", knative: "metadata.namespace" },
   "services[].hosts": {

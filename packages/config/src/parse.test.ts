@@ -44,15 +44,34 @@ describe("parseConfig", () => {
   });
 
   it.each([
-    ["no services", {}, ["services: is required"]],
+    [
+      "no services",
+      {},
+      [
+        "services: must list at least one service, or let thaw up find labelled containers with containers: { discover: true }",
+      ],
+    ],
     [
       "not a mapping",
       "services: x",
       [
-        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, bodyBufferRevisionBytes, bodyBufferProcessBytes, simulate, warm, services",
+        "(top level): must be a mapping with the fields listen, token, autoscaler, trustedProxies, drain, headersTimeout, tunnelIdleTimeout, bodyBufferRevisionBytes, bodyBufferProcessBytes, simulate, warm, containers, services",
       ],
     ],
-    ["empty services", { services: [] }, ["services: must list at least one service"]],
+    [
+      "empty services",
+      { services: [] },
+      [
+        "services: must list at least one service, or let thaw up find labelled containers with containers: { discover: true }",
+      ],
+    ],
+    [
+      "no services, containers discovered",
+      { containers: { discover: false } },
+      [
+        "services: must list at least one service, or let thaw up find labelled containers with containers: { discover: true }",
+      ],
+    ],
     [
       "unknown top-level field",
       { services: [hello], listn: "x" },

@@ -159,6 +159,13 @@ export function parseConfig(input: unknown): ConfigResult {
     };
   }
   const issues = [...crossChecks(result.output), ...autoscaling];
+  if (result.output.services.length === 0 && !result.output.containers?.discover) {
+    issues.push({
+      path: "services",
+      message:
+        "must list at least one service, or let thaw up find labelled containers with containers: { discover: true }",
+    });
+  }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: result.output };
 }
 

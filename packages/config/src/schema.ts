@@ -135,18 +135,17 @@ const webhook = strict({
  * A container the engine already has (created by `podman create`, `docker create` or Compose), started on a
  * cold request and stopped at scale to zero through the Docker Engine API (docs/containers.md).
  */
+const socketPath = v.pipe(
+  v.string("must be a path"),
+  v.startsWith("/", "must be an absolute path such as /run/podman/podman.sock"),
+);
 const container = strict({
   name: v.pipe(
     v.string("must be the container's name"),
     v.regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, "must be a container name such as hello or app-web-1"),
   ),
   port: int(1, 65535, "the port the app listens on inside the container, e.g. 8080"),
-  socket: v.optional(
-    v.pipe(
-      v.string("must be a path"),
-      v.startsWith("/", "must be an absolute path such as /run/podman/podman.sock"),
-    ),
-  ),
+  socket: v.optional(socketPath),
 });
 
 /**
@@ -330,10 +329,17 @@ export const configSchema = strict({
     ),
     [],
   ),
-  services: v.pipe(
-    v.array(service, "must be a list of services"),
-    v.minLength(1, "must list at least one service"),
+  // Containers labelled thaw.enable=true on this engine are served as services too (docs/containers.md).
+  containers: v.optional(
+    strict({
+      // Read the engine's containers for thaw.* labels when `thaw up` starts.
+      discover: v.optional(v.boolean("must be true or false"), true),
+      // The engine socket; default DOCKER_HOST, else Podman's, else Docker's.
+      socket: v.optional(socketPath),
+    }),
   ),
+  // At least one, unless containers.discover finds them (parse.ts checks).
+  services: v.optional(v.array(service, "must be a list of services"), []),
 });
 
 /** thaw.config.yaml after defaults were applied. */

@@ -30,10 +30,17 @@ export type ColdStartPhase = (typeof COLD_START_PHASES)[number];
 /**
  * Moments beside the phases, seen only by `thaw up` (its local pods): `queueProxyListening`, the pod's
  * queue-proxy printed its listening line; `podReady`, the pod passed the local scaler's kubelet-style queue
- * probe. They overlap the phases (the activator's own probe may pass first), so they are kept apart: in the
- * record and the logs, not in the metric. The cold-start benchmark reads them for its breakdown.
+ * probe; for a container, `containerCreated` (the engine created a copy of it, replicas past the first) and
+ * `containerStarted` (the engine's start call returned). They overlap the phases (the activator's own probe
+ * may pass first), so they are kept apart: in the record and the logs, not in the metric. The cold-start
+ * benchmark reads them for its breakdown.
  */
-export const COLD_START_MOMENTS = ["queueProxyListening", "podReady"] as const;
+export const COLD_START_MOMENTS = [
+  "queueProxyListening",
+  "podReady",
+  "containerCreated",
+  "containerStarted",
+] as const;
 
 /** One of {@link COLD_START_MOMENTS}. */
 export type ColdStartMoment = (typeof COLD_START_MOMENTS)[number];
@@ -117,6 +124,11 @@ export class ColdStartRecorder {
     }
     if (phase === "podStarted" && pod !== undefined && open.at.podStarted === undefined) open.pod = pod;
     open.at[phase] ??= at;
+  }
+
+  /** The pod of the open cold start's `podStarted`, if any: the one its pod moments are about. */
+  podOf(namespace: string, revision: string): string | undefined {
+    return this.#open.get(`${namespace}/${revision}`)?.pod;
   }
 
   /** Records a moment beside the phases (the first time wins); ignored unless a record is open. */

@@ -20,6 +20,8 @@ export function coldBurst(o: {
   name: string;
   /** Bearer token of the status API, if it has one. */
   token?: string;
+  /** Request i goes to `${path}${i}` (default `/burst/`). */
+  path?: string;
 }): Promise<ColdBurstResult>;
 /** The burst's figures as one `THAW-FIGURES` line for the closing note. */
 export function figuresLine(label: string, r: ColdBurstResult): string;

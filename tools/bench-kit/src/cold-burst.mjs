@@ -33,7 +33,8 @@ function get(port, host, path) {
 /**
  * Sends `n` concurrent GETs for `host` to `port` and, until they are all answered, reads `revisionsUrl` every
  * 100 ms for the revision `name` (bounded by the requests' own end: each one finishes or fails).
- * @param {{ port: number, host: string, n: number, revisionsUrl: string, name: string, token?: string }} o
+ * @param {{ port: number, host: string, n: number, revisionsUrl: string, name: string, token?: string, path?: string }} o
+ *   (request i goes to `${path}${i}`, default `/burst/`)
  * @returns {Promise<import("./cold-burst.js").ColdBurstResult>}
  */
 export async function coldBurst(o) {
@@ -67,7 +68,7 @@ export async function coldBurst(o) {
   const answers = await Promise.all(
     Array.from({ length: o.n }, async (_, i) => {
       const s = performance.now();
-      const status = await get(o.port, o.host, `/burst/${i}`);
+      const status = await get(o.port, o.host, `${o.path ?? "/burst/"}${i}`);
       return { status, ms: performance.now() - s };
     }),
   );

@@ -12,6 +12,11 @@ export interface PodInfo {
   ready: boolean;
   /** When the pod was created, epoch ms (pods older than the stable window are scraped first). */
   startedAt: number;
+  /**
+   * The pod has a readiness check its queue-proxy cannot see (a container's health check) that has not
+   * passed yet: routers must not probe it or send it requests, as they would not see it in a cluster.
+   */
+  held?: boolean;
 }
 
 /**

@@ -7,7 +7,10 @@ export interface PodApp {
   env: Readonly<Record<string, string>>;
   cwd?: string;
   portEnv: string;
-  userPort?: number;
+  /** A container's pods are numbered replicas (the container, then copies of it; see LocalServiceSpec). */
+  replicas?: { env: string; userPort: (n: number) => number | undefined };
+  /** A container's health check, when it has one (see LocalServiceSpec). */
+  readinessGate?: (replica: number) => Promise<boolean>;
 }
 
 /**
@@ -39,22 +42,29 @@ export function podApp(s: ResolvedService, target: ContainerTarget | undefined):
   if (run)
     return { command: run.command, env: run.env, ...(run.cwd ? { cwd: run.cwd } : {}), portEnv: run.portEnv };
   if (!target) throw new Error(`service ${s.service.name} has neither run nor a checked container`);
-  return { command: target.command, env: target.env, portEnv: "PORT", userPort: target.userPort };
+  return {
+    command: target.command,
+    env: target.env,
+    portEnv: "PORT",
+    replicas: { env: target.replicaEnv, userPort: target.userPortOf },
+    ...(target.readinessGate ? { readinessGate: target.readinessGate } : {}),
+  };
 }
 
 /**
  * `scaler` as the autoscaler sees it, with the replica count held at start-up for containers that already
- * ran (adopted after a restart of `thaw up`), so it decides from 1, not 0, and scales them down when idle.
- * The count is said until the autoscaler first scales that revision; then the scaler's own state is the truth.
+ * ran (adopted after a restart of `thaw up`), so it decides from that count, not 0, and scales them down
+ * when idle. The count is said until the autoscaler first scales that revision; then the scaler's own state
+ * is the truth.
  */
 export function withAdopted(
   scaler: Scaler,
-  adopted: ReadonlySet<string>,
+  adopted: ReadonlyMap<string, number>,
   key: (r: RevisionKey) => string,
 ): Scaler {
-  const held = new Set(adopted);
+  const held = new Map(adopted);
   return {
-    replicas: (rev) => (held.has(key(rev)) ? 1 : undefined),
+    replicas: (rev) => held.get(key(rev)),
     scale: (rev, n) => {
       held.delete(key(rev));
       return scaler.scale(rev, n);
@@ -66,3 +76,14 @@ export function withAdopted(
 }
 
 type RevisionKey = { namespace: string; name: string };
+
+/**
+ * The cold-start moment an attach process's output line marks (attach-main.ts says `created NAME in N ms`
+ * and `started NAME in N ms` once the engine's call returned), if any.
+ */
+export function containerMoment(line: string): "containerCreated" | "containerStarted" | undefined {
+  if (!line.startsWith("thaw-container: ")) return undefined;
+  if (line.startsWith("thaw-container: created ")) return "containerCreated";
+  if (line.startsWith("thaw-container: started ")) return "containerStarted";
+  return undefined;
+}

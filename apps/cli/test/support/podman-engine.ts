@@ -1,10 +1,21 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
+
+/** busybox applets the image's shell scripts (the CGI, health checks) call. */
+const APPLETS = ["sh", "sleep", "test", "touch", "cat", "printf", "rm", "sed"];
+
+const SLOW_CGI = [
+  "#!/bin/sh",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion inside the container, not JS
+  'sleep "${SLOW:-0.3}"',
+  "printf 'Content-Type: text/plain\\r\\n\\r\\nslow from port %s\\n' \"$PORT\"",
+  "",
+].join("\n");
 
 /** A podman API service on a socket in a temp folder, with its own storage, config and run root. */
 export interface PodmanEngine {
@@ -49,15 +60,20 @@ export async function startPodman(): Promise<PodmanEngine> {
   const deb = readdirSync(dir).find((f) => f.endsWith(".deb")) as string;
   await run("dpkg-deb", ["-x", join(dir, deb), join(dir, "deb")]);
   await run("cp", [join(dir, "deb/bin/busybox"), join(root, "bin/busybox")]);
+  for (const applet of APPLETS) symlinkSync("busybox", join(root, "bin", applet));
   writeFileSync(join(root, "www/index.html"), "hello from a container\n");
+  // /cgi-bin/slow answers after $SLOW seconds (default 0.3) with the port it serves on: a request that takes a
+  // while, so a burst needs replicas, and says which replica answered.
+  mkdirSync(join(root, "www/cgi-bin"));
+  writeFileSync(join(root, "www/cgi-bin/slow"), SLOW_CGI, { mode: 0o755 });
   await run("tar", ["-C", root, "-cf", join(dir, "img.tar"), "."]);
   await podman([
     "import",
     "--signature-policy",
     join(dir, "policy.json"),
     "--change",
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion inside the container, not JS
-    'CMD ["/bin/busybox","sh","-c","exec /bin/busybox httpd -f -p 127.0.0.1:${PORT:-8080} -h /www"]',
+    // httpd in the background of a shell that exits on SIGTERM: as PID 1 httpd would ignore the engine's stop.
+    `CMD ["/bin/busybox","sh","-c","trap 'exit 0' TERM; /bin/busybox httpd -f -p 127.0.0.1:\${PORT:-8080} -h /www & wait"]`,
     join(dir, "img.tar"),
     "localhost/thaw-test/httpd:1",
   ]);

@@ -106,6 +106,24 @@ export class EngineClient {
     return out.StatusCode;
   }
 
+  /**
+   * Runs `cmd` in the running container (the exec API) and resolves with its exit code once it ended.
+   * Attached, not detached: Podman 4.3 never marks a detached exec as ended; the start call's answer
+   * ends with the command.
+   */
+  async exec(id: string, cmd: readonly string[]): Promise<number | undefined> {
+    const made = (await this.#json("POST", `/containers/${encodeURIComponent(id)}/exec`, {
+      Cmd: cmd,
+      // Podman refuses an attached start with no stream; the output is read (bounded) and dropped.
+      AttachStdout: true,
+      AttachStderr: true,
+    })) as { Id: string };
+    const exec = `/exec/${encodeURIComponent(made.Id)}`;
+    await this.#call("POST", `${exec}/start`, { Detach: false, Tty: false });
+    const state = (await this.#json("GET", `${exec}/json`)) as { ExitCode: number | null };
+    return state.ExitCode ?? undefined;
+  }
+
   async #json(method: string, path: string, body?: unknown): Promise<unknown> {
     const text = await this.#call(method, path, body);
     return JSON.parse(text);

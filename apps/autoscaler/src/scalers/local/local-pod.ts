@@ -13,6 +13,8 @@ import { launchScript } from "./spare-launcher.js";
 export interface LocalPodOptions {
   spec: LocalServiceSpec;
   name: string;
+  /** The pod's number when `spec.replicas` numbers them. */
+  replica?: number;
   /** argv that starts `thaw-queue-proxy` (unused when `spec.queueProxy` names another queue-proxy). */
   queueProxyCommand: readonly string[];
   /** A queue-proxy started ahead of time to take instead of spawning `queueProxyCommand`, if one waits. */
@@ -88,6 +90,8 @@ function queueProbe(port: number, timeoutMs: number): Promise<boolean> {
  */
 export class LocalPod {
   readonly name: string;
+  /** Its number among the revision's pods, when the spec numbers them. */
+  readonly replica: number | undefined;
   readonly startedAt: number;
   #o: LocalPodOptions;
   #app: GroupChild | undefined;
@@ -99,6 +103,8 @@ export class LocalPod {
   #died = false;
   #probeTimer: NodeJS.Timeout | undefined;
   #everReady = false;
+  /** The spec's readiness gate passed (or there is none). */
+  #gateOpen: boolean;
   /** The app's last output lines (what a crash report shows). */
   #tail: string[] = [];
   #appExit: number | string | undefined;
@@ -108,6 +114,8 @@ export class LocalPod {
   constructor(options: LocalPodOptions) {
     this.#o = options;
     this.name = options.name;
+    this.replica = options.replica;
+    this.#gateOpen = options.spec.readinessGate === undefined;
     this.startedAt = options.now();
   }
 
@@ -138,6 +146,11 @@ export class LocalPod {
     return this.#stopping ? undefined : this.#portProblem;
   }
 
+  /** True while a readiness gate of the spec has not passed yet: its address is for the scaler only. */
+  get held(): boolean {
+    return !this.#gateOpen;
+  }
+
   /** True once the pod passed its readiness check at least once. */
   get everReady(): boolean {
     return this.#everReady;
@@ -165,11 +178,12 @@ export class LocalPod {
 
   /** Starts both containers; resolves once they were spawned (readiness follows through `onChange`). */
   async start(): Promise<void> {
-    const { spec, name } = this.#o;
+    const { spec, name, replica } = this.#o;
     const [user, serving, servingTls, admin, metrics] = await freePorts(5);
     const knative = spec.queueProxy;
+    const numbered = spec.replicas && replica !== undefined ? spec.replicas : undefined;
     const ports: PodPorts = {
-      user: spec.userPort ?? (user as number),
+      user: spec.userPort ?? numbered?.userPort(replica as number) ?? (user as number),
       serving: spec.servingPort ?? (serving as number),
       servingTls: servingTls as number,
       admin: knative?.adminPort ?? (admin as number),
@@ -181,7 +195,9 @@ export class LocalPod {
     // The app first: its start-up is the cold start's long pole, and waking the spare queue-proxy (which
     // then binds its ports and starts probing) may hand it this CPU for a few ms. The spare (Thaw's
     // queue-proxy only) gets the same env laid over the same base.
-    this.#app = this.#launchApp(userAppEnv(spec, name, ports.user, this.#o.baseEnv));
+    const appEnv = userAppEnv(spec, name, ports.user, this.#o.baseEnv);
+    if (numbered) appEnv[numbered.env] = String(replica);
+    this.#app = this.#launchApp(appEnv);
     this.#qp =
       (knative ? undefined : this.#o.spare?.take(JSON.stringify(qpEnv.env), onQpLine)) ??
       spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
@@ -228,7 +244,12 @@ export class LocalPod {
 
   async #probe(): Promise<void> {
     if (this.#stopping || this.#gone || !this.#ports) return;
-    const ok = await queueProbe(this.#ports.serving, this.#ready ? 1000 : 300);
+    let ok = await queueProbe(this.#ports.serving, this.#ready ? 1000 : 300);
+    if (ok && !this.#gateOpen) {
+      ok = (await this.#o.spec.readinessGate?.(this.replica ?? 1)) ?? true;
+      // Told apart from readiness: the pod's address is handed out from now on (see `held`).
+      if (ok) this.#gateOpen = true;
+    }
     if (this.#stopping || this.#gone) return;
     if (ok && !this.#everReady) {
       this.#everReady = true;
@@ -250,6 +271,8 @@ export class LocalPod {
     const app = this.#app;
     const ports = this.#ports;
     if (!app?.alive || !ports || now - this.startedAt < 2000 || now - this.#portCheckedAt < 1000) return;
+    // Numbered replicas are containers: the app listens inside one, not in the process this pod started.
+    if (this.#o.spec.replicas) return;
     this.#portCheckedAt = now;
     const listening = await listeningPorts(app.pid);
     if (listening === undefined || this.#everReady || this.#stopping || this.#gone) return;

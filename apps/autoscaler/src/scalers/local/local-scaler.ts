@@ -268,9 +268,16 @@ export class LocalScaler implements Scaler {
     const name = `${r.spec.name}-${randomBytes(3).toString("hex")}`;
     const rev = { namespace: r.spec.namespace, name: r.spec.name };
     this.#queueProxyCommand ??= this.#o.queueProxyCommand ?? defaultQueueProxyCommand();
+    let replica: number | undefined;
+    if (r.spec.replicas) {
+      const held = new Set(r.pods.map((p) => p.replica));
+      replica = 1;
+      while (held.has(replica)) replica++;
+    }
     const pod = new LocalPod({
       spec: r.spec,
       name,
+      ...(replica !== undefined ? { replica } : {}),
       queueProxyCommand: this.#queueProxyCommand,
       ...(this.#spare && !r.spec.queueProxy ? { spare: this.#spare } : {}),
       ...(this.#launcher ? { launcher: this.#launcher } : {}),
@@ -375,6 +382,7 @@ function infos(r: LocalRevision): PodInfo[] {
   for (const p of r.pods) {
     if (p.gone || p.stopping || !p.address) continue;
     const info: PodInfo = { name: p.name, address: p.address, ready: p.ready, startedAt: p.startedAt };
+    if (p.held) info.held = true;
     const m = p.metricsUrl;
     if (m) info.metricsUrl = m;
     out.push(info);

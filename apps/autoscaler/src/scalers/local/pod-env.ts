@@ -31,6 +31,18 @@ export interface LocalServiceSpec {
    */
   userPort?: number;
   /**
+   * Pods numbered 1, 2, ... (the lowest number no pod holds, draining ones included), for apps that are
+   * replicas of one thing (a container and the copies made of it): the number goes to the app in `env`,
+   * and `userPort(n)` fixes that pod's app port (undefined: one is picked).
+   */
+  replicas?: { env: string; userPort: (n: number) => number | undefined };
+  /**
+   * A readiness check the queue-proxy cannot see (a container's health check), run like kubelet runs an
+   * exec probe: a pod is ready once it passed too, and until then nobody but the scaler learns its address.
+   * Given the pod's replica number (1 when the spec does not number them).
+   */
+  readinessGate?: (replica: number) => Promise<boolean>;
+  /**
    * A Knative-compatible queue-proxy of the user's choosing (Knative's own binary included), started with
    * Knative's environment only. It binds the admin and metrics ports it was built with (Knative's 8022 and
    * 9090), so at most one pod of it runs per machine. Unset: Thaw's `thaw-queue-proxy`, every port movable.
