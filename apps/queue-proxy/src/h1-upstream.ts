@@ -5,6 +5,7 @@ import { isHostName } from "./h1-fields.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
 import { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
 import type { ResponseFields } from "./response-fields.js";
+import { holdForTurn } from "./turn-writes.js";
 
 /** One request for the user container. */
 export interface UpstreamRequest {
@@ -100,23 +101,16 @@ class Connection implements ResponseEvents {
     }
     if (!hasHost) head += this.pool.hostLine;
     head += framingField(req.framing);
+    // The request leaves with the others of this turn (turn-writes.ts); head and body in one write.
+    holdForTurn(this.socket);
+    this.socket.write(`${head}\r\n`, "latin1");
     const body = req.body;
-    if (body === null) {
+    if (body === null || body instanceof Uint8Array) {
       this.bodyDone = true;
-      this.socket.write(`${head}\r\n`, "latin1");
-      return;
-    }
-    if (body instanceof Uint8Array) {
-      // One write for the head and the body: the socket is corked across both.
-      this.bodyDone = true;
-      this.socket.cork();
-      this.socket.write(`${head}\r\n`, "latin1");
-      this.socket.write(body);
-      this.socket.uncork();
+      if (body !== null) this.socket.write(body);
       return;
     }
     this.bodyDone = false;
-    this.socket.write(`${head}\r\n`, "latin1");
     this.pipeBody(p, body, req.framing !== BODY_CHUNKED);
   }
 
