@@ -1,7 +1,7 @@
+import { coldBurst, figuresLine } from "@thaw/bench-kit/cold-burst";
 import type { ColdStartRecord } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../src/stack.js";
-import { coldBurst, figuresLine } from "@thaw/bench-kit/cold-burst";
 import { type PodmanEngine, startPodman } from "./support/podman-engine.js";
 import { request, stackFrom } from "./support/stack-harness.js";
 import { startUp, until } from "./support/up-process.js";
