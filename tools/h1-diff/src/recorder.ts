@@ -15,6 +15,8 @@ export interface ConnectionLog {
   messages: Message[];
   rejection: Rejection | null;
   closed: boolean;
+  /** A refused upgrade is being read on through its replay connection: its message is not recorded yet. */
+  replaying: boolean;
 }
 
 /** A running recorder. */
@@ -53,7 +55,7 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
   const logOf = (socket: Socket): ConnectionLog => {
     let log = logs.get(socket);
     if (log === undefined) {
-      log = { socket, messages: [], rejection: null, closed: false };
+      log = { socket, messages: [], rejection: null, closed: false, replaying: false };
       connections.set(socket.remotePort ?? 0, log);
       logs.set(socket, log);
     }
@@ -78,6 +80,7 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
         connections.delete(req.socket.remotePort ?? 0);
       }
       logs.set(req.socket, replay.log);
+      replay.log.replaying = false;
     }
     const message: Message = {
       method: req.method ?? "",
@@ -123,10 +126,15 @@ export async function startRecorder(options: RecorderOptions = {}): Promise<Reco
     else socket.destroy();
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+    // Until the replayed head is recorded (or the replay ends), this connection has not settled.
+    const log = logOf(socket);
+    log.replaying = true;
     replayUpgrade((server.address() as AddressInfo).port, req, socket, head, (inner, upgrade) => {
-      const log = logOf(socket);
       replays.set(inner.localPort ?? 0, { log, upgrade });
-      inner.once("close", () => replays.delete(inner.localPort ?? 0));
+      inner.once("close", () => {
+        replays.delete(inner.localPort ?? 0);
+        log.replaying = false;
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

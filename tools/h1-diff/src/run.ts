@@ -60,7 +60,7 @@ export async function runCase(
   const refSettled = () => {
     const log = reference.connections.get(ref.localPort);
     if (ref.closed) return true;
-    if (log === undefined || log.socket.bytesRead < bytes.length) return false;
+    if (log === undefined || log.replaying || log.socket.bytesRead < bytes.length) return false;
     return ref.answers.length >= completeCount(log.messages);
   };
   const refIncomplete = () =>
