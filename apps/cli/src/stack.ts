@@ -48,7 +48,7 @@ import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
-import { containerMoment, containerTargets, podApp, withAdopted } from "./containers/container-pods.js";
+import { containerMoment, containerTargets, podApp } from "./containers/container-pods.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
@@ -116,6 +116,14 @@ function hostPort(listen: string): { host: string; port: number } {
   return { host: listen.slice(0, i), port: Number(listen.slice(i + 1)) };
 }
 
+/** `host:port` a proxy on this machine reaches a listener on `host` at: a wildcard is reached on loopback. */
+function reachable(host: string, port: number): string {
+  const h = host.replace(/^\[|\]$/g, "");
+  if (h === "" || h === "0.0.0.0") return `127.0.0.1:${port}`;
+  if (h === "::") return `[::1]:${port}`;
+  return h.includes(":") ? `[${h}]:${port}` : `${h}:${port}`;
+}
+
 /**
  * Starts the whole stack in this process: the local scaler (pods = `run.command` behind `thaw-queue-proxy`),
  * the autoscaler service, the activator (in process), the ingress hook, and the gateway on `listen`.
@@ -175,13 +183,7 @@ export async function startStack(
   };
   // Only the warm-up passes another scaler, and it never reads `Stack.scaler`.
   const scaler = (opts.podScaler?.(scalerOptions) ?? new LocalScaler(scalerOptions)) as LocalScaler;
-  const adopted = new Map(
-    local.flatMap((s): [string, number][] => {
-      const running = targets.get(s)?.running ?? 0;
-      return running > 0 ? [[keyOf({ namespace: s.service.namespace, name: s.service.name }), running]] : [];
-    }),
-  );
-  const service = new AutoscalerService({ scaler: withAdopted(scaler, adopted, keyOf), clock, logger });
+  const service = new AutoscalerService({ scaler, clock, logger });
   const unsubscribe = opts.onEvent ? service.on(opts.onEvent) : () => {};
   const directory = new StaticDirectory();
   for (const resolved of local) {
@@ -217,7 +219,8 @@ export async function startStack(
       maxQueue: s.maxQueue,
       bodyBufferCap: s.bodyBufferBytes,
     });
-    service.addRevision(rev, policy);
+    // Containers that already run (thaw up restarted) start the revision active at that count.
+    service.addRevision(rev, policy, targets.get(resolved)?.running ?? 0);
   }
 
   // The activator, in process: its endpoint source is the local scaler's pods (ready or not: it probes),
@@ -374,6 +377,7 @@ export async function startStack(
     forward: pool.forward,
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
+    selfAddress: () => (bound === undefined ? undefined : reachable(host, bound)),
     scaleWebhook: scaleReceiver(service, opts.scaleWebhookSecret, clock),
     ...(config.token ? { token: config.token } : {}),
     trustedProxies,
@@ -394,6 +398,7 @@ export async function startStack(
   feed.start();
 
   const { host, port } = hostPort(opts.listen ?? config.listen);
+  let bound: number | undefined;
   const listener = getRequestListener(gateway.fetch);
   const { createServer } = await import("node:http");
   // Requests count until their response is fully sent (or the client went away), streaming bodies included.
@@ -455,7 +460,7 @@ export async function startStack(
     // A cold burst opens its connections at once: Node's default backlog (511) would drop the rest.
     server.listen({ port, host, backlog: 4096 }, () => resolve());
   });
-  const bound = (server.address() as AddressInfo).port;
+  bound = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   const close = () => {

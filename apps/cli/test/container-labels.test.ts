@@ -106,6 +106,11 @@ describe("containers found by their labels, and their health checks (real podman
         "thaw.host": "typo.localhost",
       }),
     );
+    // A typo in thaw.enable would leave it unserved without a word; no hosts and a bad annotation value.
+    await engine.podman(labelled("bad2", 18964, { "thaw.enable": "yes", "thaw.hosts": "bad2.localhost" }));
+    await engine.podman(
+      labelled("bad3", 18965, { "thaw.enable": "true", "autoscaling.knative.dev/max-scale": "many" }),
+    );
     try {
       const err = await stackFrom(discover(engine.socket)).then(
         () => "started",
@@ -115,8 +120,15 @@ describe("containers found by their labels, and their health checks (real podman
       expect(err).toMatch(
         /container bad1, label thaw\.host: unknown label; Thaw reads thaw\.enable, thaw\.service/,
       );
+      expect(err).toMatch(
+        /container bad2, label thaw\.enable: must be "true" \(serve it\) or "false", not "yes"/,
+      );
+      expect(err).toMatch(
+        /container bad3, label thaw\.hosts: is required.*e\.g\. thaw\.hosts=web\.localhost/,
+      );
+      expect(err).toMatch(/container bad3, label autoscaling\.knative\.dev\/max-scale: .*fix the label/);
     } finally {
-      await engine.podman(["rm", "-f", "bad1"]);
+      await engine.podman(["rm", "-f", "bad1", "bad2", "bad3"]);
     }
   }, 60_000);
 
