@@ -104,6 +104,11 @@ export interface Stack {
   /** Requests accepted by the gateway and not answered yet. */
   readonly inflight: number;
   /**
+   * HTTP/1.1 requests the gateway carried to an app (through the activator or straight to a pod): a proxy
+   * in front that sends warm requests to the pods itself leaves this flat.
+   */
+  readonly carried: number;
+  /**
    * Orderly stop: stop accepting, finish every accepted request, stop deciding, then drain and stop every
    * pod. Resolves when no child process is left.
    */
@@ -349,6 +354,7 @@ export async function startStack(
   }
 
   let inflight = 0;
+  let carried = 0;
   let lastRequestAt = 0;
   const eventStreams = new Set<import("node:http").ServerResponse>();
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
@@ -417,6 +423,7 @@ export async function startStack(
       } else {
         inflight++;
         lastRequestAt = Date.now();
+        if (!req.url?.startsWith("/_thaw/") && !req.url?.startsWith("/v1/")) carried++;
         res.once("close", () => inflight--);
       }
       void listener(req, res);
@@ -502,6 +509,9 @@ export async function startStack(
     metrics,
     get inflight() {
       return inflight;
+    },
+    get carried() {
+      return carried;
     },
     close,
   };
