@@ -319,6 +319,8 @@ describe("thaw up with a container: backend (real podman API service)", () => {
           `(${failed.map((f) => f.status).join(", ")}), replayed ${replayed?.[1] ?? 0}`,
       );
       expect(failed).toEqual([]);
+      // Requests were at the killed replica (0.3 s each): they went again, to the other one.
+      expect(Number(replayed?.[1] ?? 0)).toBeGreaterThan(0);
       expect(outcomes.filter((o) => o.after).length).toBeGreaterThanOrEqual(8);
     } finally {
       stop = true;
