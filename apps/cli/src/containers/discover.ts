@@ -1,6 +1,12 @@
 import { EngineClient, resolveSocket } from "@thaw/autoscaler-service";
 import { type ConfigIssue, parseConfig, type ThawConfig } from "@thaw/config";
-import { type LabelledService, serviceFromLabels, THAW_LABELS } from "./labels.js";
+import {
+  COMPOSE_LABELS,
+  composeReplicaProblem,
+  type LabelledService,
+  serviceFromLabels,
+  THAW_LABELS,
+} from "./labels.js";
 
 /**
  * `containers: { discover: true }`: the engine's containers labelled `thaw.enable=true` become services
@@ -47,6 +53,11 @@ export async function withDiscoveredContainers(
         path: at(name, THAW_LABELS.enable),
         message: `must be "true" (serve it) or "false", not ${JSON.stringify(enable)} (${fix})`,
       });
+      continue;
+    }
+    const replica = composeReplicaProblem(c.Labels ?? {});
+    if (replica) {
+      issues.push({ path: at(name, COMPOSE_LABELS.number), message: replica });
       continue;
     }
     const inspected = await engine.inspect(c.Id);
