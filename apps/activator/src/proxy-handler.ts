@@ -6,11 +6,13 @@ import {
   retryAfterSeconds,
 } from "@thaw/activation";
 import {
+  APP_FAILED_HEADER,
   APP_UNREACHED_HEADER,
   activatorUpstreamHeaders,
   ErrorCode,
   errorTextResponse,
   httpStatusFor,
+  isAppFailed,
   isAppUnreached,
   passthroughLbHeaders,
   revisionKey,
@@ -27,7 +29,7 @@ import {
   UpstreamError,
   type UpstreamResponse,
 } from "./ports.js";
-import { canReplay } from "./replay-policy.js";
+import { type BodyMode, canReplay } from "./replay-policy.js";
 import { RequestTimer } from "./request-timer.js";
 import type { Telemetry } from "./telemetry.js";
 import { traceColdStart, traced, withTraceContext } from "./trace-spans.js";
@@ -142,17 +144,16 @@ export async function proxyRequest(
           discard(upstream.body);
           throw new UpstreamError(`pod ${lease.dest}: the app refused the connection`, false);
         }
+        // The app broke under the request before answering: sent, so the replay rules decide below.
+        if (isAppFailed(upstream.status, upstream.headers) && replayable(req, body, true)) {
+          discard(upstream.body);
+          throw new UpstreamError(`pod ${lease.dest}: the app failed before answering`, true);
+        }
       } catch (err) {
         lease.release();
         if (!(err instanceof UpstreamError) || timer.signal.aborted) throw err;
         gate.reportFailure(lease.dest);
-        const replay = canReplay({
-          method: req.method,
-          headers: req.headers,
-          body: body.mode,
-          sent: err.sent,
-          streamTouched: body.touched(),
-        });
+        const replay = replayable(req, body, err.sent);
         log.warn("forward failed", { dest: lease.dest, attempt, replay, error: err.message });
         if (!replay || attempt + 1 >= MAX_ATTEMPTS) throw err;
         telemetry.replayed(key);
@@ -171,6 +172,7 @@ export async function proxyRequest(
       }
       const h = stripHopByHop(new Headers(upstream.headers));
       h.delete(APP_UNREACHED_HEADER);
+      h.delete(APP_FAILED_HEADER);
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
       status = upstream.status;
@@ -185,6 +187,17 @@ export async function proxyRequest(
   } finally {
     account?.release();
   }
+}
+
+/** The replay rules (replay-policy.ts) for this request after a failed forward. */
+function replayable(req: Request, body: { mode: BodyMode; touched(): boolean }, sent: boolean): boolean {
+  return canReplay({
+    method: req.method,
+    headers: req.headers,
+    body: body.mode,
+    sent,
+    streamTouched: body.touched(),
+  });
 }
 
 function respond(

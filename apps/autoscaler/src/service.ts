@@ -122,15 +122,19 @@ export class AutoscalerService {
 
   /**
    * Starts scaling a revision. It begins scaled to zero, as if it had been idle (unless min-scale says
-   * otherwise), so the first request shows a cold start.
+   * otherwise), so the first request shows a cold start; or, with `running` > 0 (pods that outlived a
+   * restart and are adopted, e.g. containers), active at that count, as Knative's autoscaler restarts:
+   * its decider starts in panic mode at that count (1 is kept by the Active condition), so nothing is
+   * scaled down before a stable window has seen the load.
    */
-  addRevision(rev: RevisionKey, policy: RevisionPolicy): void {
+  addRevision(rev: RevisionKey, policy: RevisionPolicy, running = 0): void {
     const key = keyOf(rev);
     if (this.#revs.has(key)) throw new Error(`revision ${key} is already being scaled`);
     const now = this.#o.clock.now();
     const metrics = new MetricCollection(policy.metric);
-    const decider = new Decider(policy.decider, 0, now);
-    // What a tick over an idle revision says: desired 0, and the burst capacity of zero pods.
+    const decider = new Decider(policy.decider, running, now);
+    // What a tick over an idle revision says: desired 0 (or the adopted count while panicking), and the
+    // burst capacity of zero ready pods.
     const idle = decider.scale(now, { readyPods: 0, metrics: { stable: 0, panic: 0 } });
     const r: Revision = {
       rev: { namespace: rev.namespace, name: rev.name },
@@ -140,8 +144,8 @@ export class AutoscalerService {
       decider,
       status: { desiredScale: idle.desiredPodCount, excessBurstCapacity: idle.excessBurstCapacity },
       scale: {
-        currentReplicas: 0,
-        active: "False",
+        currentReplicas: running,
+        active: running > 0 ? "True" : "False",
         activeSinceMs: now,
         // Starting from zero on purpose: initial-scale is not forced at start.
         scaleTargetInitialized: true,

@@ -8,7 +8,12 @@ import {
 } from "@thaw/autoscaler-service";
 import { type Clock, systemClock } from "@thaw/clock";
 import type { IngressHook } from "@thaw/ingress-hook";
-import { ROUTE_TOKEN_HEADER, type ThawIngressVariables, thawIngress } from "@thaw/ingress-hook";
+import {
+  ROUTE_TOKEN_HEADER,
+  type ThawIngressVariables,
+  thawIngress,
+  UPSTREAM_HEADER,
+} from "@thaw/ingress-hook";
 import {
   AddressRanges,
   Header,
@@ -44,6 +49,11 @@ export interface GatewayDeps {
   clock?: Clock;
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
   forwardAuth: { fetch(req: Request): Response | Promise<Response> };
+  /**
+   * `host:port` a proxy in front reaches this gateway on, once it listens: what forward-auth names as the
+   * activator's address (the activator is in this process, behind this port).
+   */
+  selfAddress?(): string | undefined;
   /** `POST /v1/scale`: the signed scale webhook receiver (CONTRACTS.md). */
   scaleWebhook?: (req: Request) => Promise<Response>;
   /** thaw.config.yaml `token`: every internal endpoint needs it when set. */
@@ -97,12 +107,20 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
         : unauthorizedJson(),
     );
   }
-  app.all("/_thaw/auth/*", (c) => {
+  app.all("/_thaw/auth/*", async (c) => {
     if (!authorized(c.req.raw, token, { query: true })) return unauthorizedJson();
     const url = new URL(c.req.url);
     url.pathname = url.pathname.slice("/_thaw/auth".length) || "/";
     url.searchParams.delete("token");
-    return deps.forwardAuth.fetch(new Request(url, c.req.raw));
+    const res = await deps.forwardAuth.fetch(new Request(url, c.req.raw));
+    // A proxy that routes on X-Thaw-Upstream (Caddy's recipe) must get a real address for the activator.
+    const self = deps.selfAddress?.();
+    if (self && res.headers.get(UPSTREAM_HEADER) === ACTIVATOR_UPSTREAM) {
+      const headers = new Headers(res.headers);
+      headers.set(UPSTREAM_HEADER, self);
+      return new Response(res.body, { status: res.status, headers });
+    }
+    return res;
   });
   const scale = deps.scaleWebhook;
   if (scale) app.post("/v1/scale", (c) => scale(c.req.raw));

@@ -48,7 +48,7 @@ import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
 import { DEFAULT_TUNNEL_IDLE_MS } from "@thaw/queue-proxy/http1";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ResolvedService } from "./config-check.js";
-import { containerMoment, containerTargets, podApp, withAdopted } from "./containers/container-pods.js";
+import { containerMoment, containerTargets, podApp } from "./containers/container-pods.js";
 import { ACTIVATOR_UPSTREAM, createGateway } from "./gateway.js";
 import { drainGateway, EVENT_STREAM_PATH } from "./gateway-drain.js";
 import { gatewayH2 } from "./h2.js";
@@ -104,6 +104,11 @@ export interface Stack {
   /** Requests accepted by the gateway and not answered yet. */
   readonly inflight: number;
   /**
+   * HTTP/1.1 requests the gateway carried to an app (through the activator or straight to a pod): a proxy
+   * in front that sends warm requests to the pods itself leaves this flat.
+   */
+  readonly carried: number;
+  /**
    * Orderly stop: stop accepting, finish every accepted request, stop deciding, then drain and stop every
    * pod. Resolves when no child process is left.
    */
@@ -114,6 +119,14 @@ export interface Stack {
 function hostPort(listen: string): { host: string; port: number } {
   const i = listen.lastIndexOf(":");
   return { host: listen.slice(0, i), port: Number(listen.slice(i + 1)) };
+}
+
+/** `host:port` a proxy on this machine reaches a listener on `host` at: a wildcard is reached on loopback. */
+function reachable(host: string, port: number): string {
+  const h = host.replace(/^\[|\]$/g, "");
+  if (h === "" || h === "0.0.0.0") return `127.0.0.1:${port}`;
+  if (h === "::") return `[::1]:${port}`;
+  return h.includes(":") ? `[${h}]:${port}` : `${h}:${port}`;
 }
 
 /**
@@ -175,13 +188,7 @@ export async function startStack(
   };
   // Only the warm-up passes another scaler, and it never reads `Stack.scaler`.
   const scaler = (opts.podScaler?.(scalerOptions) ?? new LocalScaler(scalerOptions)) as LocalScaler;
-  const adopted = new Map(
-    local.flatMap((s): [string, number][] => {
-      const running = targets.get(s)?.running ?? 0;
-      return running > 0 ? [[keyOf({ namespace: s.service.namespace, name: s.service.name }), running]] : [];
-    }),
-  );
-  const service = new AutoscalerService({ scaler: withAdopted(scaler, adopted, keyOf), clock, logger });
+  const service = new AutoscalerService({ scaler, clock, logger });
   const unsubscribe = opts.onEvent ? service.on(opts.onEvent) : () => {};
   const directory = new StaticDirectory();
   for (const resolved of local) {
@@ -217,7 +224,8 @@ export async function startStack(
       maxQueue: s.maxQueue,
       bodyBufferCap: s.bodyBufferBytes,
     });
-    service.addRevision(rev, policy);
+    // Containers that already run (thaw up restarted) start the revision active at that count.
+    service.addRevision(rev, policy, targets.get(resolved)?.running ?? 0);
   }
 
   // The activator, in process: its endpoint source is the local scaler's pods (ready or not: it probes),
@@ -346,6 +354,7 @@ export async function startStack(
   }
 
   let inflight = 0;
+  let carried = 0;
   let lastRequestAt = 0;
   const eventStreams = new Set<import("node:http").ServerResponse>();
   const trustedProxies = AddressRanges.parse(config.trustedProxies);
@@ -374,6 +383,7 @@ export async function startStack(
     forward: pool.forward,
     revisions: () => service.revisions(),
     forwardAuth: forwardAuthApp(hook),
+    selfAddress: () => (bound === undefined ? undefined : reachable(host, bound)),
     scaleWebhook: scaleReceiver(service, opts.scaleWebhookSecret, clock),
     ...(config.token ? { token: config.token } : {}),
     trustedProxies,
@@ -394,6 +404,7 @@ export async function startStack(
   feed.start();
 
   const { host, port } = hostPort(opts.listen ?? config.listen);
+  let bound: number | undefined;
   const listener = getRequestListener(gateway.fetch);
   const { createServer } = await import("node:http");
   // Requests count until their response is fully sent (or the client went away), streaming bodies included.
@@ -412,6 +423,7 @@ export async function startStack(
       } else {
         inflight++;
         lastRequestAt = Date.now();
+        if (!req.url?.startsWith("/_thaw/") && !req.url?.startsWith("/v1/")) carried++;
         res.once("close", () => inflight--);
       }
       void listener(req, res);
@@ -455,7 +467,7 @@ export async function startStack(
     // A cold burst opens its connections at once: Node's default backlog (511) would drop the rest.
     server.listen({ port, host, backlog: 4096 }, () => resolve());
   });
-  const bound = (server.address() as AddressInfo).port;
+  bound = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -497,6 +509,9 @@ export async function startStack(
     metrics,
     get inflight() {
       return inflight;
+    },
+    get carried() {
+      return carried;
     },
     close,
   };

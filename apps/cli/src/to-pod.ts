@@ -1,6 +1,12 @@
 import type { Forwarder, PreparedBody, UpstreamRequest } from "@thaw/activator";
-import { UpstreamError } from "@thaw/activator";
-import { APP_UNREACHED_HEADER, isAppUnreached, stripHopByHop } from "@thaw/protocol";
+import { canReplay, UpstreamError } from "@thaw/activator";
+import {
+  APP_FAILED_HEADER,
+  APP_UNREACHED_HEADER,
+  isAppFailed,
+  isAppUnreached,
+  stripHopByHop,
+} from "@thaw/protocol";
 
 /** A direct forward's outcome: the pod's answer, or "nothing reached the app" (send it another way). */
 export type PodOutcome = { kind: "answer"; response: Response } | { kind: "unreached" };
@@ -29,13 +35,24 @@ export async function toPod(
   };
   try {
     const res = await forward(dest, upstream);
-    if (isAppUnreached(res.status, res.headers)) {
+    // The app broke under it before answering: routed again only as the replay rules allow.
+    const failed =
+      isAppFailed(res.status, res.headers) &&
+      canReplay({
+        method: req.method,
+        headers: req.headers,
+        body: body.mode,
+        sent: true,
+        streamTouched: body.touched(),
+      });
+    if (isAppUnreached(res.status, res.headers) || failed) {
       if (res.body !== null && !(res.body instanceof Uint8Array))
         void res.body.pipeTo(new WritableStream()).catch(() => {});
       return { kind: "unreached" };
     }
     const h = new Headers(res.headers);
     h.delete(APP_UNREACHED_HEADER);
+    h.delete(APP_FAILED_HEADER);
     return { kind: "answer", response: new Response(res.body, { status: res.status, headers: h }) };
   } catch (err) {
     if (err instanceof UpstreamError && !err.sent) return { kind: "unreached" };

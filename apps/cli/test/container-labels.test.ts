@@ -106,6 +106,22 @@ describe("containers found by their labels, and their health checks (real podman
         "thaw.host": "typo.localhost",
       }),
     );
+    // A typo in thaw.enable would leave it unserved without a word; no hosts and a bad annotation value.
+    await engine.podman(labelled("bad2", 18964, { "thaw.enable": "yes", "thaw.hosts": "bad2.localhost" }));
+    await engine.podman(
+      labelled("bad3", 18965, { "thaw.enable": "true", "autoscaling.knative.dev/max-scale": "many" }),
+    );
+    // Compose's second replica of a service (`--scale web=2`): Thaw makes replicas itself from the first.
+    const compose = (n: number) => ({
+      "thaw.enable": "true",
+      "thaw.hosts": "app.localhost",
+      "thaw.port": "18966",
+      "com.docker.compose.project": "app",
+      "com.docker.compose.service": "web",
+      "com.docker.compose.container-number": String(n),
+    });
+    await engine.podman(labelled("app-web-1", 18966, compose(1)));
+    await engine.podman(labelled("app-web-2", 18966, compose(2)));
     try {
       const err = await stackFrom(discover(engine.socket)).then(
         () => "started",
@@ -115,8 +131,20 @@ describe("containers found by their labels, and their health checks (real podman
       expect(err).toMatch(
         /container bad1, label thaw\.host: unknown label; Thaw reads thaw\.enable, thaw\.service/,
       );
+      expect(err).toMatch(
+        /container bad2, label thaw\.enable: must be "true" \(serve it\) or "false", not "yes"/,
+      );
+      expect(err).toMatch(
+        /container bad3, label thaw\.hosts: is required.*e\.g\. thaw\.hosts=web\.localhost/,
+      );
+      expect(err).toMatch(/container bad3, label autoscaling\.knative\.dev\/max-scale: .*fix the label/);
+      expect(err).toMatch(
+        /container app-web-2, label com\.docker\.compose\.container-number: replica 2 Compose made of service web .*--scale web=1/,
+      );
+      // Replica 1 is the service (named after the Compose service): nothing is said about it.
+      expect(err).not.toMatch(/container app-web-1/);
     } finally {
-      await engine.podman(["rm", "-f", "bad1"]);
+      await engine.podman(["rm", "-f", "bad1", "bad2", "bad3", "app-web-1", "app-web-2"]);
     }
   }, 60_000);
 

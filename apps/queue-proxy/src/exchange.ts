@@ -1,5 +1,6 @@
 import { afterDeliveredIo } from "@thaw/activation";
 import {
+  APP_FAILED_HEADER,
   APP_UNREACHED_HEADER,
   fieldListReader,
   type Tracer,
@@ -194,15 +195,16 @@ export class Exchange implements Timed, UpstreamSink {
     this.finish(this.status);
   }
 
-  onError(err: Error): void {
+  onError(err: Error, _unsent?: boolean, unanswered?: boolean): void {
     if (this.ended) return;
     // Knative answers 502 with the error text; once bytes went out, all it can do is cut the stream.
     // A connection the app refused or never accepted carried no byte of the request: say so, so the proxy
-    // in front may send it to another pod whatever its method.
+    // in front may send it to another pod whatever its method. One that broke before any byte of an answer
+    // (the app died under it) is said too: the proxy may send it again as its replay rules allow.
     const code = (err as { code?: string }).code;
     const unreached = code === "ECONNREFUSED" || code === "ERR_DIAL_TIMEOUT";
-    if (!this.client.headersSent)
-      this.reply(502, `${err.message}\n`, unreached ? [APP_UNREACHED_HEADER, "1"] : []);
+    const marker = unreached ? [APP_UNREACHED_HEADER, "1"] : unanswered ? [APP_FAILED_HEADER, "1"] : [];
+    if (!this.client.headersSent) this.reply(502, `${err.message}\n`, marker);
     else {
       this.client.destroy();
       this.finish(this.status);

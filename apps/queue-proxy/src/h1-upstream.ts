@@ -243,7 +243,7 @@ class Connection implements ResponseEvents {
       this.pool.dial(p);
       return;
     }
-    p.sink.onError(err, false);
+    p.sink.onError(err, false, !this.parser.started);
   }
 
   destroy(): void {

@@ -48,8 +48,9 @@ export interface UpstreamSink {
   /**
    * The exchange failed. `unsent` is true only when no byte of the request can have reached the server (its
    * connection never opened, or the pool was closed first): it may then go elsewhere whatever its method.
+   * `unanswered` is true when it was sent and the connection broke before any byte of an answer.
    */
-  onError(err: Error, unsent?: boolean): void;
+  onError(err: Error, unsent?: boolean, unanswered?: boolean): void;
   /** How to resume a paused upstream. */
   resumeWith(resume: () => void): void;
 }

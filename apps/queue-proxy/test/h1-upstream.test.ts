@@ -377,5 +377,18 @@ describe("through the queue-proxy", () => {
     expect(res.body).toMatch(/malformed response: bad header line/);
     // The app got the request: a proxy in front must not treat this 502 as safe to send elsewhere.
     expect(res.headers["x-thaw-app-unreached"]).toBeUndefined();
+    // It answered (badly): not "broke before answering" either.
+    expect(res.headers["x-thaw-app-failed"]).toBeUndefined();
+  });
+
+  it("an app that dies under a request before answering: a 502 saying so, for the replay rules in front", async () => {
+    // A reset right after the request arrived: what a killed app or container does to its connections.
+    const port = await rawApp((_n, socket) => socket.resetAndDestroy());
+    const qp = await startInProcess(port);
+    closers.push(() => qp.close());
+    const res = await get(`${qp.url}/`);
+    expect(res.status).toBe(502);
+    expect(res.headers["x-thaw-app-failed"]).toBe("1");
+    expect(res.headers["x-thaw-app-unreached"]).toBeUndefined();
   });
 });

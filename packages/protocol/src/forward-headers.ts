@@ -105,3 +105,16 @@ export const APP_UNREACHED_HEADER = "x-thaw-app-unreached";
 export function isAppUnreached(status: number, headers: Headers): boolean {
   return status === 502 && headers.has(APP_UNREACHED_HEADER);
 }
+
+/**
+ * Response header a queue-proxy adds to its own 502 when the app's connection broke after the request went
+ * to it and before any byte of an answer (the app crashed, or its container was killed under it). The app
+ * may have acted on the request, so a proxy in front may send it to another pod only as the replay rules
+ * allow (an idempotent method, or an Idempotency-Key). Proxies remove it before answering a client.
+ */
+export const APP_FAILED_HEADER = "x-thaw-app-failed";
+
+/** True for a queue-proxy's 502 that says the app broke before answering (see {@link APP_FAILED_HEADER}). */
+export function isAppFailed(status: number, headers: Headers): boolean {
+  return status === 502 && headers.has(APP_FAILED_HEADER);
+}

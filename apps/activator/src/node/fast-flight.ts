@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterDeliveredIo, DeadlineExceededError } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
-import { APP_UNREACHED_HEADER } from "@thaw/protocol";
+import { APP_FAILED_HEADER, APP_UNREACHED_HEADER } from "@thaw/protocol";
 import { BODY_NONE, type H1Client, type ResponseFields, type UpstreamSink } from "@thaw/queue-proxy/http1";
 import type {
   ActivatorDeps,
@@ -207,8 +207,12 @@ export class Flight implements UpstreamSink, LeaseWaiter {
 
   startResponse(status: number, fields: ResponseFields): boolean {
     if (this.#done) return false;
-    if (status === 502 && hasField(fields.list, APP_UNREACHED_HEADER)) {
-      // The pod's queue-proxy says the app never got it: drop this answer, replay on another pod.
+    if (
+      status === 502 &&
+      (hasField(fields.list, APP_UNREACHED_HEADER) || hasField(fields.list, APP_FAILED_HEADER))
+    ) {
+      // The pod's queue-proxy says the app never got it, or broke before answering (this path takes only
+      // bodiless idempotent methods, which the replay rules let go again): drop it, replay on another pod.
       this.#abort?.();
       this.#unanswered();
       return false;

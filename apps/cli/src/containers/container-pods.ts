@@ -1,4 +1,4 @@
-import { type ContainerTarget, containerTarget, type Scaler } from "@thaw/autoscaler-service";
+import { type ContainerTarget, containerTarget } from "@thaw/autoscaler-service";
 import type { ResolvedService } from "../config-check.js";
 
 /** What a `run:` or `container:` service's pod runs: the app's argv and env, and its fixed port if any. */
@@ -50,32 +50,6 @@ export function podApp(s: ResolvedService, target: ContainerTarget | undefined):
     ...(target.readinessGate ? { readinessGate: target.readinessGate } : {}),
   };
 }
-
-/**
- * `scaler` as the autoscaler sees it, with the replica count held at start-up for containers that already
- * ran (adopted after a restart of `thaw up`), so it decides from that count, not 0, and scales them down
- * when idle. The count is said until the autoscaler first scales that revision; then the scaler's own state
- * is the truth.
- */
-export function withAdopted(
-  scaler: Scaler,
-  adopted: ReadonlyMap<string, number>,
-  key: (r: RevisionKey) => string,
-): Scaler {
-  const held = new Map(adopted);
-  return {
-    replicas: (rev) => held.get(key(rev)),
-    scale: (rev, n) => {
-      held.delete(key(rev));
-      return scaler.scale(rev, n);
-    },
-    pods: (rev) => scaler.pods(rev),
-    subscribe: (rev, onChange) => scaler.subscribe(rev, onChange),
-    close: () => scaler.close(),
-  };
-}
-
-type RevisionKey = { namespace: string; name: string };
 
 /**
  * The cold-start moment an attach process's output line marks (attach-main.ts says `created NAME in N ms`

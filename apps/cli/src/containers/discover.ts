@@ -1,6 +1,12 @@
 import { EngineClient, resolveSocket } from "@thaw/autoscaler-service";
 import { type ConfigIssue, parseConfig, type ThawConfig } from "@thaw/config";
-import { type LabelledService, serviceFromLabels, THAW_LABELS } from "./labels.js";
+import {
+  COMPOSE_LABELS,
+  composeReplicaProblem,
+  type LabelledService,
+  serviceFromLabels,
+  THAW_LABELS,
+} from "./labels.js";
 
 /**
  * `containers: { discover: true }`: the engine's containers labelled `thaw.enable=true` become services
@@ -18,7 +24,7 @@ export async function withDiscoveredContainers(
   const engine = new EngineClient(socket.path);
   let listed: Awaited<ReturnType<EngineClient["list"]>>;
   try {
-    listed = await engine.list([`${THAW_LABELS.enable}=true`]);
+    listed = await engine.list([THAW_LABELS.enable]);
   } catch (e) {
     const fix = `start it, e.g. podman system service --time=0 unix://${socket.path}`;
     return {
@@ -33,9 +39,27 @@ export async function withDiscoveredContainers(
   }
   const named = new Set(config.services.flatMap((s) => (s.container ? [s.container.name] : [])));
   const found: { name: string; labelled: LabelledService }[] = [];
+  const at = (name: string, label: string) => `container ${name}, label ${label}`;
+  const fix = "fix the label on the container, or name the container under services: with container.name";
+  const issues: ConfigIssue[] = [];
   for (const c of listed.sort((a, b) => nameOf(a).localeCompare(nameOf(b)))) {
     const name = nameOf(c);
     if (named.has(name) || c.Labels?.["thaw.replica-of"] !== undefined) continue;
+    // Any other value would leave the container unserved without a word: `yes`, `True`, `1` are typos.
+    const enable = c.Labels?.[THAW_LABELS.enable];
+    if (enable === "false") continue;
+    if (enable !== "true") {
+      issues.push({
+        path: at(name, THAW_LABELS.enable),
+        message: `must be "true" (serve it) or "false", not ${JSON.stringify(enable)} (${fix})`,
+      });
+      continue;
+    }
+    const replica = composeReplicaProblem(c.Labels ?? {});
+    if (replica) {
+      issues.push({ path: at(name, COMPOSE_LABELS.number), message: replica });
+      continue;
+    }
     const inspected = await engine.inspect(c.Id);
     const exposed = Object.keys((inspected?.Config.ExposedPorts ?? {}) as Record<string, unknown>)
       .filter((p) => p.endsWith("/tcp"))
@@ -45,11 +69,10 @@ export async function withDiscoveredContainers(
       labelled: serviceFromLabels({ name, labels: c.Labels ?? {}, exposed, socket: socket.path }),
     });
   }
-  const at = (name: string, label: string) => `container ${name}, label ${label}`;
-  const fix = "fix the label on the container, or name the container under services: with container.name";
-  const issues = found.flatMap(({ name, labelled }) =>
-    labelled.problems.map((p) => ({ path: at(name, p.label), message: `${p.message} (${fix})` })),
-  );
+  for (const { name, labelled } of found) {
+    for (const p of labelled.problems)
+      issues.push({ path: at(name, p.label), message: `${p.message} (${fix})` });
+  }
   const first = config.services.length;
   const parsed = parseConfig({
     ...config,

@@ -7,6 +7,27 @@ export const THAW_LABELS = {
   concurrency: "thaw.concurrency",
 } as const;
 
+/** Compose's labels on the containers it makes: project, service, and which replica of it. */
+export const COMPOSE_LABELS = {
+  project: "com.docker.compose.project",
+  service: "com.docker.compose.service",
+  number: "com.docker.compose.container-number",
+} as const;
+
+/**
+ * Why a container Compose made as replica 2, 3, ... of a service (`--scale`, `deploy.replicas`) is not a
+ * service of its own: Thaw serves replica 1 and makes the others itself. Undefined for any other container.
+ */
+export function composeReplicaProblem(labels: Readonly<Record<string, string>>): string | undefined {
+  const service = labels[COMPOSE_LABELS.service];
+  const n = labels[COMPOSE_LABELS.number];
+  if (service === undefined || n === undefined || n === "1") return undefined;
+  return (
+    `replica ${n} Compose made of service ${service} (--scale or deploy.replicas): Thaw serves replica 1 and ` +
+    `makes the others itself; scale it to 1 (docker compose up -d --scale ${service}=1)`
+  );
+}
+
 /** Knative's autoscaling annotations, taken as labels with the same keys and values. */
 const AUTOSCALING = "autoscaling.knative.dev/";
 /** Labels Thaw writes on its own copies of a container (replica.ts): allowed, never read here. */
@@ -69,7 +90,7 @@ export function serviceFromLabels(c: {
   const autoscaling = Object.fromEntries(Object.entries(l).filter(([k]) => k.startsWith(AUTOSCALING)));
   const concurrency = numeric(l[THAW_LABELS.concurrency]);
   const service: Record<string, unknown> = {
-    name: l[THAW_LABELS.service] ?? l["com.docker.compose.service"] ?? c.name,
+    name: l[THAW_LABELS.service] ?? l[COMPOSE_LABELS.service] ?? c.name,
     hosts: (hosts ?? "")
       .split(",")
       .map((h) => h.trim())

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Test app for the scale-down (drain) tests: a long request, an SSE stream and a websocket, each of a length
 // the client picks, and a line per arrival in DRAIN_LOG, so a test counts at the pod which requests reached
-// it (a pod that is gone can no longer be asked). Env: PORT, SERVING_POD or HOSTNAME (the name it reports), DRAIN_LOG.
+// it (a pod that is gone can no longer be asked). Env: PORT, SERVING_POD or HOSTNAME (the name it reports), DRAIN_LOG,
+// DRAIN_IGNORE_SIGNAL (a signal logged and ignored).
 //   GET /slow?ms=N&bytes=B&id=X  answers B bytes (default 65536) of "x" after N ms, with Content-Length;
 //   GET /sse?n=N&every=ms&id=X   `event: hello` with the pod's name, then N `data: <i>` events, then `event: end`;
 //   websocket on any path         sends `hello <pod>`, then echoes each message as `echo <message>`;
@@ -65,6 +66,10 @@ wss.on("connection", (ws, req) => {
   ws.on("message", (data) => ws.send(`echo ${data}`));
 });
 server.keepAliveTimeout = 60_000;
+// A container's own stop signal (DRAIN_IGNORE_SIGNAL, e.g. SIGINT): its arrival is logged and it is ignored,
+// so the engine's stop timeout ends the app (containers-drain.test.ts tells both apart).
+const ignored = process.env.DRAIN_IGNORE_SIGNAL;
+if (ignored) process.on(ignored, () => arrived("signal", `/?id=${ignored}`));
 // The pod stops the app only after its queue-proxy drained: whatever is left is cut.
 process.on("SIGTERM", () => {
   for (const c of wss.clients) c.terminate();

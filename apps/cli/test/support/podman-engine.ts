@@ -61,6 +61,10 @@ export async function startPodman(): Promise<PodmanEngine> {
   await run("dpkg-deb", ["-x", join(dir, deb), join(dir, "deb")]);
   await run("cp", [join(dir, "deb/bin/busybox"), join(root, "bin/busybox")]);
   for (const applet of APPLETS) symlinkSync("busybox", join(root, "bin", applet));
+  // Debian's merged /usr layout: a container that mounts the host's /usr read-only (to run the host's
+  // node, see containers-drain.test.ts) finds its libraries and loader where they are on the host.
+  symlinkSync("usr/lib", join(root, "lib"));
+  symlinkSync("usr/lib64", join(root, "lib64"));
   writeFileSync(join(root, "www/index.html"), "hello from a container\n");
   // /cgi-bin/slow answers after $SLOW seconds (default 0.3) with the port it serves on: a request that takes a
   // while, so a burst needs replicas, and says which replica answered.

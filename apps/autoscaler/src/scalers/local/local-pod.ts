@@ -4,7 +4,7 @@ import { type GroupChild, spawnGroup } from "./child.js";
 import { freePorts } from "./free-port.js";
 import { listeningPorts } from "./listening-ports.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
-import { exitProblem, type PodProblem, portProblem } from "./pod-problem.js";
+import { diedProblem, exitProblem, type PodProblem, portProblem } from "./pod-problem.js";
 import type { Reaper } from "./reaper.js";
 import type { Spare } from "./spare.js";
 import { launchScript } from "./spare-launcher.js";
@@ -144,6 +144,12 @@ export class LocalPod {
       return exitProblem(this.#appExit, this.#o.spec.command, this.#tail);
     }
     return this.#stopping ? undefined : this.#portProblem;
+  }
+
+  /** How the pod ended, when its app ended on its own after the pod was ready (it is to be reported). */
+  get death(): PodProblem | undefined {
+    if (!this.#everReady || !this.#died || this.#appExit === undefined) return undefined;
+    return diedProblem(this.name, this.#appExit, this.#tail);
   }
 
   /** True while a readiness gate of the spec has not passed yet: its address is for the scaler only. */

@@ -62,6 +62,8 @@ interface LocalRevision {
   backoffMs: number;
   base: PodProblem | undefined;
   problem: RevisionProblem | undefined;
+  /** The last pod that ended on its own after it was ready, until a pod is ready again. */
+  death: PodProblem | undefined;
 }
 
 /** argv of the queue-proxy that ships with Thaw. */
@@ -124,6 +126,7 @@ export class LocalScaler implements Scaler {
       backoffMs: 0,
       base: undefined,
       problem: undefined,
+      death: undefined,
     });
     // The first spares (and the reaper) start with the first revision, before any request: nothing else
     // runs yet.
@@ -306,8 +309,12 @@ export class LocalScaler implements Scaler {
 
   #podChanged(r: LocalRevision, pod: LocalPod): void {
     if (pod.gone) r.pods = r.pods.filter((p) => p !== pod);
-    if (pod.ready) r.crashes = 0;
-    else if (pod.died && !pod.everReady && !r.counted.has(pod)) {
+    // Reported once it is gone (its last lines read); told until a pod is ready again.
+    if (pod.gone) r.death = pod.death ?? r.death;
+    if (pod.ready) {
+      r.crashes = 0;
+      r.death = undefined;
+    } else if (pod.died && !pod.everReady && !r.counted.has(pod)) {
       r.counted.add(pod);
       r.crashes++;
     }
@@ -339,7 +346,8 @@ export class LocalScaler implements Scaler {
 
   /**
    * Recomputes what is wrong with the revision after `pod` changed, and says so when it changed: what a pod
-   * shows now (an exit before ready, a wrong port), else, while pods keep dying, the last crash.
+   * shows now (an exit before ready, a wrong port), else, while pods keep dying, the last crash; else a pod
+   * that ended on its own after it served, until a pod is ready again.
    */
   #updateProblem(r: LocalRevision, pod: LocalPod): void {
     const live = r.pods.filter((p) => !p.stopping && !p.gone);
@@ -349,6 +357,9 @@ export class LocalScaler implements Scaler {
       if (!base && r.crashes > 0) base = r.base;
     }
     r.base = base;
+    if (r.desired === 0) r.death = undefined;
+    // A pod that served and ended on its own is said even while others serve: someone stopped it.
+    base ??= r.death;
     const waitMs = r.restartAt === undefined ? undefined : Math.max(0, r.restartAt - this.#o.now());
     const next = base ? withBackoff(base, r.crashes, r.backoffMs, waitMs) : undefined;
     if (r.problem?.message === next?.message) {

@@ -66,6 +66,20 @@ export function exitProblem(
 }
 
 /**
+ * The report of a pod whose app ended on its own after it had served (a crash, or a container stopped by
+ * someone else): how it ended and its last lines. `waiting`: a new pod is on its way.
+ */
+export function diedProblem(pod: string, exit: number | string, lastLines: readonly string[]): PodProblem {
+  const how = typeof exit === "number" ? `exited with code ${exit}` : `was killed by ${exit}`;
+  const tail = lastLines.slice(-3);
+  const said = tail.length > 0 ? `; last output: ${tail.join(" | ")}` : "";
+  return {
+    severity: "waiting",
+    message: `pod ${pod} ended on its own after it was ready (its app ${how}${said}); a new pod replaces it`,
+  };
+}
+
+/**
  * The problem of an app that runs but does not answer on `$PORT` (the port the queue-proxy forwards to):
  * listening elsewhere is a mistake waiting will not fix; listening nowhere may be a slow start.
  */
