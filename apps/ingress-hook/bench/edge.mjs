@@ -8,8 +8,10 @@
 // gateway's own counters: every warm request counted as a warm allow by the same hook, none activated).
 // After a MISS (or with THAW_BENCH_PROFILE=always) the breakdown: one more `wrangler dev` running
 // bench/variants/worker.ts, the bare forward plus one piece of the gateway's path at a time, in one isolate.
-// THAW_BENCH_EDGE_OLD=<path to another build's src/worker.ts> adds that gateway as a target ("old"), for an
-// A/B in the same run. THAW_BENCH_QUICK=1 shortens it. Needs `wrk`.
+// The gateway runs twice: as the shipped config's service (no per-pod limit) and as one with
+// containerConcurrency ("gw-slots"), whose warm requests take a pod slot each, kept until the response's body
+// has ended. THAW_BENCH_EDGE_OLD=<path to another build's src/worker.ts> adds that build's gateway as "old" and
+// "old-slots", for an A/B in the same run (req/s and CPU per request, paired per round). THAW_BENCH_QUICK=1 shortens it. Needs `wrk`.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -241,7 +243,24 @@ async function main() {
     configCopy(here("bare-proxy/wrangler.jsonc"), { ORIGIN_URL: origin }),
     activatorConfig(origin),
   ]);
-  const targets = { direct: `${origin}/`, bare: `${bare}/`, gateway: `${gateway}/` };
+  // The gateway as a service with a per-pod limit runs it: every warm request takes a pod slot, kept
+  // until its response's body has ended (a limit no run reaches, so none waits).
+  const slotVars = {
+    ...gatewayVars(origin),
+    THAW_SERVICES: JSON.stringify([
+      { name: "hello", namespace: "default", hosts: [HOST], containerConcurrency: 1000 },
+    ]),
+  };
+  const slots = await wranglerDev([
+    configCopy(join(ROOT, "apps/ingress-hook/wrangler.jsonc"), slotVars),
+    activatorConfig(origin),
+  ]);
+  const targets = {
+    direct: `${origin}/`,
+    bare: `${bare}/`,
+    gateway: `${gateway}/`,
+    "gw-slots": `${slots}/`,
+  };
   const oldMain = process.env.THAW_BENCH_EDGE_OLD;
   if (oldMain) {
     const old = await wranglerDev([
@@ -249,6 +268,11 @@ async function main() {
       activatorConfig(origin),
     ]);
     targets.old = `${old}/`;
+    const oldSlots = await wranglerDev([
+      configCopy(join(ROOT, "apps/ingress-hook/wrangler.jsonc"), slotVars, oldMain),
+      activatorConfig(origin),
+    ]);
+    targets["old-slots"] = `${oldSlots}/`;
   }
   // The same warm-up for every Worker: a cold baseline (first JIT, first origin connections) is what made
   // the bare proxy look slower than the gateway once.
@@ -268,10 +292,16 @@ async function main() {
   );
   if (oldMain) {
     for (const c of [1, 32]) {
-      const perRound = results[c].gateway.map((g, i) => g.rps / results[c].old[i].rps);
-      console.log(
-        `  gateway / old build (${oldMain}) req/s at ${c} conn: ${fixed(median(perRound), 2)}x (per round ${perRound.map((v) => fixed(v, 2)).join(", ")})`,
-      );
+      for (const [now, then] of [
+        ["gateway", "old"],
+        ["gw-slots", "old-slots"],
+      ]) {
+        const rps = results[c][now].map((g, i) => g.rps / results[c][then][i].rps);
+        const cpu = results[c][now].map((g, i) => g.cpuUs / results[c][then][i].cpuUs);
+        console.log(
+          `  ${now} / ${then} (${oldMain}) at ${c} conn: req/s ${fixed(median(rps), 2)}x (per round ${rps.map((v) => fixed(v, 2)).join(", ")}), CPU per request ${fixed(median(cpu), 2)}x (per round ${cpu.map((v) => fixed(v, 2)).join(", ")})`,
+        );
+      }
     }
   }
   let pass = true;
