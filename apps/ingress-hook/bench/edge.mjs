@@ -156,7 +156,19 @@ async function rounds(targets, connections) {
   return results;
 }
 
-/** CPU ticks per process of a group, by a name telling wrangler's Node from its two workerd processes. */
+/**
+ * What a process of `wrangler dev` is, from its command line: wrangler (its Node process; the launcher
+ * spends nothing), esbuild, the proxy workerd on the port the client reaches, or the workerd that runs
+ * the Workers (the one with an inspector).
+ */
+function roleOf(cmdline) {
+  if (cmdline.includes("workerd"))
+    return cmdline.includes("--inspector-addr") ? "workerd-workers" : "workerd-proxy";
+  if (cmdline.includes("esbuild")) return "esbuild";
+  return cmdline.includes("wrangler-dist") ? "wrangler" : "launcher";
+}
+
+/** CPU ticks per process of a group, by its role (roleOf) and pid. */
 function processCpu(pgid) {
   const out = new Map();
   for (const pid of readdirSync("/proc")) {
@@ -165,8 +177,7 @@ function processCpu(pgid) {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(f[2]) !== pgid) continue;
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const name = `${comm}:${pid}`;
+      const name = `${roleOf(readFileSync(`/proc/${pid}/cmdline`, "utf8"))}:${pid}`;
       out.set(name, Number(f[11]) + Number(f[12]));
     } catch {}
   }
