@@ -4,7 +4,8 @@
 // that have no pods (THAW_REVISIONS_FILE, endpoints []), and this process opening Q = 10 x R concurrent
 // requests to its request path (one connection each, Knative's revision headers), spread evenly. Once the
 // activator's GET /v1/status counts all Q queued, its RSS is read from /proc (peak sampled every 100 ms).
-// Curve: Q = 100, 1,000, 10,000 (R = 10, 100, 1,000); verdict: 10,000 queued over 1,000 revisions < 200 MB.
+// Curve: Q = 100, 1,000, 10,000 (R = 10, 100, 1,000); verdicts: 10,000 queued over 1,000 revisions < 200 MB,
+// and the growth of the peak above the idle process per held request, 100x / 1x <= 1.5x (issue 30).
 // Env: REVS=10,100 picks the revision counts. After a MISS (or with THAW_BENCH_PROFILE=always) the largest
 // case runs once more and the activator writes a heap snapshot while it holds every request; the bench
 // prints its live bytes by constructor per held request (bench-results/profiles/).
@@ -26,6 +27,7 @@ import { join } from "node:path";
 import {
   curve,
   freePort,
+  growth,
   printHeapSnapshot,
   profileDir,
   shouldProfile,
@@ -163,9 +165,11 @@ console.log(
   `activator: queued requests held across cold revisions (no pods), RSS of the activator process (node ${binFlags.join(" ")})`,
 );
 const points = [];
+const above = [];
 for (const r of (process.env.REVS ?? "10,100,1000").split(",").map(Number)) {
   const m = await measure(r, 10);
   points.push([m.total, m.peakMiB]);
+  above.push([m.total, m.peakMiB - m.idleMiB]);
   console.log(
     `  ${String(m.total).padStart(6)} requests over ${String(r).padStart(4)} revisions: ${m.queued} queued; ` +
       `RSS idle ${m.idleMiB.toFixed(1)} MB, holding ${m.heldMiB.toFixed(1)} MB, peak ${m.peakMiB.toFixed(1)} MB`,
@@ -174,6 +178,13 @@ for (const r of (process.env.REVS ?? "10,100,1000").split(",").map(Number)) {
     console.log(`  (only ${m.queued} of ${m.total} queued: the figure is not for ${m.total})`);
 }
 curve("peak RSS MB by queued requests (1x, 10x, 100x)", points, "MB");
+// What the held requests themselves cost: the peak above the idle process, per request.
+growth("held-request memory (peak RSS above idle) by queued requests", above, {
+  unit: "MB",
+  item: "request",
+  itemUnit: "KB",
+  itemScale: 1024,
+});
 // The floor: what 10,000 held connections cost a bare node:http server (same V8 flags) that does nothing else.
 const floor = await measure(1000, 10, true);
 console.log(

@@ -7,7 +7,7 @@
 // Env: THAW_BENCH_QUICK=1 for a 3 s window instead of 6 s.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { curve, sleep, verdict } from "@thaw/bench-kit";
+import { growth, sleep, verdict } from "@thaw/bench-kit";
 import { systemClock } from "@thaw/clock";
 import { AutoscalerService, httpScrapeStat, policyFor, silentLogger } from "../dist/index.js";
 
@@ -110,5 +110,11 @@ for (const n of SIZES) {
   // figure is then the CPU per answered scrape times n scrapes a second, so fewer answers do not flatter it.
   points.push([n, (r.pct * n) / Math.max(1, r.perSecond)]);
 }
-curve("CPU for n scrapes/s (1x, 10x, 100x)", points, "%");
+// Per pod: % of a core x 10,000 is µs of CPU each second, one scrape per pod a second.
+growth("scrape CPU by pods scraped every 1 s", points, {
+  unit: "% core",
+  item: "pod",
+  itemUnit: "us CPU per scrape",
+  itemScale: 10_000,
+});
 verdict("autoscaler scraping 1,000 pods every 1 s (CPU)", points.at(-1)[1], "<", 25, "% core");

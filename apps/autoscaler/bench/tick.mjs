@@ -5,7 +5,7 @@
 // tick is the tick timer's callback plus the reconciles it starts (scale step, status), until they settle.
 // The figure is this process's CPU time (user + system) per tick, median over the run. Run against dist.
 // Env: THAW_BENCH_QUICK=1 for fewer ticks.
-import { curve } from "@thaw/bench-kit";
+import { growth } from "@thaw/bench-kit";
 import { AutoscalerService, DECIDER_TICK_MS, keyOf, policyFor, silentLogger } from "../dist/index.js";
 
 const TICKS = process.env.THAW_BENCH_QUICK ? 8 : 20;
@@ -122,4 +122,9 @@ for (const n of SIZES) {
   console.log(`  ${String(n).padStart(6)} revisions: ${ms.toFixed(2)} ms CPU`);
   points.push([n, ms]);
 }
-curve("service tick CPU ms by revisions (1x, 10x, 100x)", points, "ms");
+growth("service tick CPU by revisions", points, {
+  unit: "ms",
+  item: "revision",
+  itemUnit: "us",
+  itemScale: 1000,
+});

@@ -15,6 +15,7 @@ import { ROUTE_TOKEN_HEADER } from "./decision/internal-headers.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
+import { releaseAtBodyEndNative } from "./native-body-end.js";
 import { parseWarmRules } from "./warm-rules.js";
 import { readEdgeVars } from "./worker-vars.js";
 
@@ -104,7 +105,11 @@ export function gateFor(env: Env): Gate | Error {
       });
       gate = {
         hook,
-        mw: thawIngress<WorkerHonoEnv>({ hook, holdTickMs: HOLD_TICK_MS }),
+        mw: thawIngress<WorkerHonoEnv>({
+          hook,
+          holdTickMs: HOLD_TICK_MS,
+          releaseAtBodyEnd: releaseAtBodyEndNative,
+        }),
         origin: vars.value.origin,
         originToken: env.ORIGIN_TOKEN ?? "",
         load: new LoadReporter(Date.now()),

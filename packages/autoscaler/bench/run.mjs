@@ -2,7 +2,7 @@
 // Every figure is printed with a ratio against a trivial baseline measured in the same run, because the
 // machine is shared and absolute numbers drift. THAW_BENCH_QUICK=1 shrinks the workloads.
 import { performance } from "node:perf_hooks";
-import { curve, verdict } from "@thaw/bench-kit";
+import { growth, verdict } from "@thaw/bench-kit";
 import {
   DEFAULT_AUTOSCALER_CONFIG,
   Decider,
@@ -142,10 +142,10 @@ for (const [n, r] of ticks) {
 }
 const last = ticks.at(-1)[1];
 // The verdict is on CPU time: on the shared machine wall time also counts the time other jobs held the core.
-curve(
-  "tick CPU ms by revisions (1x, 10x, 100x)",
+growth(
+  "decider tick CPU by revisions",
   ticks.map(([n, r]) => [n, r.tickCpu]),
-  "ms",
+  { unit: "ms", item: "revision", itemUnit: "us", itemScale: 1000 },
 );
 verdict(
   `decider tick, ${REVISIONS.toLocaleString("en")} revisions (median CPU)`,

@@ -1,6 +1,7 @@
 // The helpers the app benchmarks (apps/*/bench) share; plain ESM, Node only, no dependencies.
 export { groupCpuMicros, groupCpuTicks, microsPerTick } from "./cpu.mjs";
 export { canPin, hasCommand, killAllGroups, killGroup, startGroup } from "./groups.mjs";
+export { growth, slopeOf } from "./growth.mjs";
 export { canConnect, freePort, waitPort } from "./ports.mjs";
 export {
   cpuProfileArgs,

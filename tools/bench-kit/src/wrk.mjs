@@ -47,12 +47,14 @@ export function parseWrk(out) {
 }
 
 /**
- * The argument list for one wrk run with `--latency` (threads, connections, whole seconds, headers, url).
- * @param {{ url: string, connections: number, seconds: number, threads?: number, headers?: Record<string, string> }} o
+ * The argument list for one wrk run with `--latency` (threads, connections, whole seconds, headers, a Lua
+ * `script` file that shapes each request, url).
+ * @param {{ url: string, connections: number, seconds: number, threads?: number, headers?: Record<string, string>, script?: string }} o
  */
-export function wrkArgs({ url, connections, seconds, threads = 1, headers = {} }) {
+export function wrkArgs({ url, connections, seconds, threads = 1, headers = {}, script }) {
   const h = Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
-  return [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, "--latency", ...h, url];
+  const s = script === undefined ? [] : ["-s", script];
+  return [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, "--latency", ...h, ...s, url];
 }
 
 /**
@@ -60,7 +62,7 @@ export function wrkArgs({ url, connections, seconds, threads = 1, headers = {} }
  * output when it failed; a timer kills it `graceSeconds` after its duration so a stuck run cannot hang a
  * benchmark. `bin` replaces the wrk executable (the tests use a script that prints a captured report).
  * @param {{ url: string, connections: number, seconds: number, threads?: number,
- *   headers?: Record<string, string>, cpu?: string, graceSeconds?: number, bin?: string }} options
+ *   headers?: Record<string, string>, script?: string, cpu?: string, graceSeconds?: number, bin?: string }} options
  * @returns {Promise<WrkResult>}
  */
 export function runWrk(options) {

@@ -43,6 +43,11 @@ describe("wrkArgs", () => {
       },
       ["-t2", "-c1", "-d2s", "--latency", "-H", "Host: a.localhost", "http://127.0.0.1:1/"],
     ],
+    [
+      "a Lua script after the headers",
+      { url: "http://127.0.0.1:1/", connections: 8, seconds: 1, script: "/tmp/r.lua" },
+      ["-t1", "-c8", "-d1s", "--latency", "-s", "/tmp/r.lua", "http://127.0.0.1:1/"],
+    ],
   ])("%s", (_name, options, want) => {
     expect(wrkArgs(options)).toEqual(want);
   });
