@@ -26,10 +26,85 @@ describe("HeldDemand", () => {
       off(); // a second hand-off of the same request counts nothing
     }
     await clock.advance(1000 - SETTLE_MS);
-    // Handed on at once after the settle report: nothing held in the period.
-    expect(sent[1]?.[0]?.stat).toMatchObject({ averageConcurrentRequests: 0, timestamp: 0 });
+    // Handed on at once after the settle report: nothing held in the period, stamped with its second.
+    expect(sent[1]?.[0]?.stat).toMatchObject({ averageConcurrentRequests: 0, timestamp: 11 });
     await clock.advance(5000);
     expect(sent).toHaveLength(2);
     expect(clock.pending).toBe(0);
+  });
+
+  it("reports the burst's level in the settle report, however its requests were spread over those 200 ms", async () => {
+    const clock = new ManualClock(10_000);
+    const sent: WireStatMessage[][] = [];
+    const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, clock);
+    const rev = { namespace: "ns", name: "hello" };
+    for (let i = 0; i < 5; i++) held.hold(rev);
+    await clock.advance(150);
+    for (let i = 0; i < 5; i++) held.hold(rev);
+    await clock.advance(SETTLE_MS - 150);
+    // 10 held now, less the poke's 1. The 200 ms average (6.25 - 1) with the poke's 1 would read 6.25 and
+    // ask for ceil(6.25 / 1.4) = 5 pods at CC 2, not Knative's 8.
+    expect(sent[0]?.[0]?.stat).toMatchObject({
+      averageConcurrentRequests: 9,
+      requestCount: 9,
+      timestamp: 10,
+    });
+    await clock.advance(1000 - SETTLE_MS);
+    // The next second is an average again: all 10 held throughout it, nothing owed any more.
+    expect(sent[1]?.[0]?.stat).toMatchObject({
+      averageConcurrentRequests: 10,
+      requestCount: 0,
+      timestamp: 11,
+    });
+    held.stop();
+  });
+
+  it("puts a burst in one bucket once when the timer, running for another revision, ticks in its settle second", async () => {
+    const clock = new ManualClock(10_800);
+    const sent: WireStatMessage[][] = [];
+    const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, clock);
+    const other = held.hold({ namespace: "ns", name: "other" }); // ticks at 11.8 s, 12.8 s, ...
+    await clock.advance(300);
+    const rev = { namespace: "ns", name: "hello" };
+    for (let i = 0; i < 10; i++) held.hold(rev); // at 11.1 s, settled at 11.3 s
+    await clock.advance(SETTLE_MS);
+    const hello = () =>
+      sent
+        .flat()
+        .filter((m) => m.name === "hello")
+        .map((m) => m.stat);
+    expect(hello()).toEqual([expect.objectContaining({ averageConcurrentRequests: 9, timestamp: 11 })]);
+    // The tick at 11.8 s is in the settle report's second: a report now would be a second 10 in bucket 11.
+    await clock.advance(500);
+    expect(hello()).toHaveLength(1);
+    // 12.8 s: the next second's report, averaged since the settle report.
+    await clock.advance(1000);
+    expect(hello()).toEqual([
+      expect.objectContaining({ averageConcurrentRequests: 9, timestamp: 11 }),
+      expect.objectContaining({ averageConcurrentRequests: 10, timestamp: 12 }),
+    ]);
+    other();
+    held.stop();
+  });
+
+  it("leaves a revision out of a tick that comes before its settle report", async () => {
+    const clock = new ManualClock(10_900);
+    const sent: WireStatMessage[][] = [];
+    const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, clock);
+    const other = held.hold({ namespace: "ns", name: "other" }); // ticks at 11.9 s, 12.9 s, ...
+    await clock.advance(950);
+    const rev = { namespace: "ns", name: "hello" };
+    for (let i = 0; i < 10; i++) held.hold(rev); // at 11.85 s: the tick at 11.9 s comes before the settle
+    await clock.advance(SETTLE_MS);
+    const hello = sent
+      .flat()
+      .filter((m) => m.name === "hello")
+      .map((m) => m.stat);
+    // One report (the settle's, stamped with the burst's second), the poke's 1 left out once.
+    expect(hello).toEqual([
+      expect.objectContaining({ averageConcurrentRequests: 9, requestCount: 9, timestamp: 11 }),
+    ]);
+    other();
+    held.stop();
   });
 });
