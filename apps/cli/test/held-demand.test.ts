@@ -10,6 +10,12 @@ const WORK_MS = 1500;
 const N = 10;
 const CC = 2;
 const KNATIVE = Math.ceil(N / (CC * 0.7));
+/**
+ * Counted twice would ask for ceil(2N / 1.4) = 15. Counted once, the second in which the hook hands the burst
+ * to the activator can read up to 2N, one of at least four seconds in the panic window by then: 9 at most
+ * (docs/demand.md, Limits).
+ */
+const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
 /** One decider tick, plus the status API's 100 ms poll. */
 const ONE_TICK_MS = 2000 + 100;
 
@@ -43,11 +49,13 @@ describe("thaw up: requests held at zero count as load (issue 28.1)", () => {
     console.log(figuresLine("thaw-up burst 10 at zero, CC 2, start 3 s, work 1.5 s", r));
     expect(r.statuses.filter((s) => s !== 200)).toEqual([]);
     // Knative's arithmetic, within one decider tick of the poke's step to 1 (the burst's first stat), while
-    // the held requests wait for the first pod; never more, as each request is counted once.
+    // the held requests wait for the first pod; never what counting twice would ask for (AT_MOST).
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs, JSON.stringify(reached)).toBeLessThanOrEqual(ONE_TICK_MS);
+    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
+      ONE_TICK_MS,
+    );
     expect(reached.readyThen).toBe(0);
-    expect(r.maxDesired).toBe(KNATIVE);
+    expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     // One pod at CC 2 serves 10 in 5 rounds of WORK_MS after its start; spread over pods, the middle request
     // waits about one start (plus the other pods' own start) and one round.
     expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);

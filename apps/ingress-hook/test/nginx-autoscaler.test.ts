@@ -26,6 +26,12 @@ const WORK_MS = 1500;
 const N = 10;
 const CC = 2;
 const KNATIVE = Math.ceil(N / (CC * 0.7));
+/**
+ * Counted twice would ask for ceil(2N / 1.4) = 15. Counted once, the second in which the hook hands the burst
+ * to the activator can read up to 2N, one of at least four seconds in the panic window by then: 9 at most
+ * (docs/demand.md, Limits).
+ */
+const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
 /** One decider tick, plus the status API's 100 ms poll. */
 const ONE_TICK_MS = 2000 + 100;
 const TOKEN = "token-for-held-demand";
@@ -116,9 +122,11 @@ describe("nginx + hook + activator: requests held at zero count as load once (is
     // share subtracted. Twice would ask for up to ceil(20 / 1.4) = 15; the activator's poke alone, for 1
     // until the first pod is scraped. Knative's 8 comes within one decider tick of the poke's step to 1.
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs, JSON.stringify(reached)).toBeLessThanOrEqual(ONE_TICK_MS);
+    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
+      ONE_TICK_MS,
+    );
     expect(reached.readyThen).toBe(0);
-    expect(r.maxDesired).toBe(KNATIVE);
+    expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
   }, 90_000);
 });
 

@@ -17,6 +17,12 @@ const WORK_MS = 1500;
 const N = 10;
 const CC = 2;
 const KNATIVE = Math.ceil(N / (CC * 0.7));
+/**
+ * Counted twice would ask for ceil(2N / 1.4) = 15. Counted once, the second in which the hook hands the burst
+ * to the activator can read up to 2N, one of at least four seconds in the panic window by then: 9 at most
+ * (docs/demand.md, Limits).
+ */
+const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
 /** One decider tick, plus the status API's 100 ms poll. */
 const ONE_TICK_MS = 2000 + 100;
 
@@ -80,9 +86,11 @@ describe("wrangler dev in front of thaw up: a burst held at the edge is demand a
     // Counted once: the gateway until it lets a request go, the origin from its arrival. Knative's 8 comes
     // within one decider tick of the poke's step to 1, while the first pod starts.
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs, JSON.stringify(reached)).toBeLessThanOrEqual(ONE_TICK_MS);
+    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
+      ONE_TICK_MS,
+    );
     expect(reached.readyThen).toBe(0);
-    expect(r.maxDesired).toBe(KNATIVE);
+    expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);
   }, 90_000);
 });
