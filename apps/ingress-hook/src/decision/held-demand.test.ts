@@ -1,7 +1,7 @@
 import { ManualClock } from "@thaw/clock/testing";
 import type { WireStatMessage } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
-import { HeldDemand, SETTLE_MS } from "./held-demand.js";
+import { HeldDemand, SETTLE_MAX_MS, SETTLE_MS } from "./held-demand.js";
 
 describe("HeldDemand", () => {
   it("reports a held burst in the poke's second, less the poke's 1; a handed-on request stops counting", async () => {
@@ -33,7 +33,7 @@ describe("HeldDemand", () => {
     expect(clock.pending).toBe(0);
   });
 
-  it("reports the burst's level in the settle report, however its requests were spread over those 200 ms", async () => {
+  it("reports the burst's level once it has arrived, however its requests were spread", async () => {
     const clock = new ManualClock(10_000);
     const sent: WireStatMessage[][] = [];
     const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, clock);
@@ -41,21 +41,65 @@ describe("HeldDemand", () => {
     for (let i = 0; i < 5; i++) held.hold(rev);
     await clock.advance(150);
     for (let i = 0; i < 5; i++) held.hold(rev);
-    await clock.advance(SETTLE_MS - 150);
-    // 10 held now, less the poke's 1. The 200 ms average (6.25 - 1) with the poke's 1 would read 6.25 and
+    await clock.advance(SETTLE_MS - 1);
+    expect(sent).toEqual([]); // 200 ms after the last one, not after the first
+    await clock.advance(1);
+    // 10 held now, less the poke's 1. The average since the first (with the poke's 1, 6.25 at 200 ms) would
     // ask for ceil(6.25 / 1.4) = 5 pods at CC 2, not Knative's 8.
     expect(sent[0]?.[0]?.stat).toMatchObject({
       averageConcurrentRequests: 9,
       requestCount: 9,
       timestamp: 10,
     });
-    await clock.advance(1000 - SETTLE_MS);
+    await clock.advance(1000 - SETTLE_MS - 150);
     // The next second is an average again: all 10 held throughout it, nothing owed any more.
     expect(sent[1]?.[0]?.stat).toMatchObject({
       averageConcurrentRequests: 10,
       requestCount: 0,
       timestamp: 11,
     });
+    held.stop();
+  });
+
+  it("settles a burst that keeps arriving at most a second after its first request, stamped with its second", async () => {
+    const clock = new ManualClock(10_900);
+    const sent: WireStatMessage[][] = [];
+    const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, clock);
+    const rev = { namespace: "ns", name: "hello" };
+    // One request every 150 ms, never a 200 ms pause: 7 by the deadline at 11.9 s.
+    for (let i = 0; i < 7; i++) {
+      if (i > 0) await clock.advance(150);
+      held.hold(rev);
+    }
+    await clock.advance(SETTLE_MAX_MS - 6 * 150 - 1);
+    expect(sent).toEqual([]);
+    await clock.advance(1);
+    expect(sent[0]?.[0]?.stat).toMatchObject({
+      averageConcurrentRequests: 6,
+      requestCount: 6,
+      timestamp: 10,
+    });
+    held.stop();
+  });
+
+  it("sends one settle report when the timers it moved on cannot be cancelled (a Worker's other requests)", async () => {
+    const clock = new ManualClock(10_000);
+    const sent: WireStatMessage[][] = [];
+    // workerd: a timer set while serving one request is not cancelled from another request's context.
+    const uncancellable = {
+      now: () => clock.now(),
+      setTimeout: (fn: () => void, ms: number) => clock.setTimeout(fn, ms),
+      clearTimeout: () => {},
+      sleep: (ms: number) => clock.sleep(ms),
+    };
+    const held = new HeldDemand({ podName: "hook-0", send: (m) => sent.push(m) }, uncancellable);
+    const rev = { namespace: "ns", name: "hello" };
+    for (let i = 0; i < 10; i++) {
+      held.hold(rev);
+      await clock.advance(50);
+    }
+    await clock.advance(SETTLE_MS);
+    expect(sent.flat().map((m) => m.stat?.averageConcurrentRequests)).toEqual([9]);
     held.stop();
   });
 
