@@ -128,6 +128,20 @@ describe("AutoscalerService", () => {
     expect(first?.type === "scale" && first.reason).toBe("request while scaled to zero");
   });
 
+  it("load reported while no pod is ready runs the decider at once: a held burst's pods asked for in one step", async () => {
+    const { service, clock, scaler, scales } = setup();
+    service.record([{ rev, stat: load(1) }]); // the activation's poke
+    await clock.advance(200);
+    // The hook's first report: 10 held less the poke's 1, stamped with the poke's second.
+    const second = Math.floor(clock.now() / 1000);
+    service.record([{ rev, stat: { ...load(9), podName: "hook", timestamp: second } }]);
+    await clock.advance(0);
+    // ceil(10 / (2 × 0.7)) = 8 now, not at the decider's next 2 s tick.
+    expect(scaler.calls).toEqual([1, 8]);
+    expect(scales()).toEqual(["0->1", "1->8"]);
+    expect(service.status(rev)).toMatchObject({ panic: true, panicConcurrency: 10 });
+  });
+
   it("a revision whose pods never become ready goes back to zero once nothing is held (no pod keeps it up)", async () => {
     const { service, clock, scaler, scales } = setup();
     service.record([{ rev, stat: load(4) }]);

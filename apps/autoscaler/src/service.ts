@@ -210,11 +210,15 @@ export class AutoscalerService {
         continue;
       }
       r.metrics.recordStat(stat, now);
-      if (shouldPoke(r.status.desiredScale, stat)) {
+      const poke = shouldPoke(r.status.desiredScale, stat);
+      if (poke) {
         r.pokedAt = now;
         if (r.readyPods === 0) r.coldStartBegan ??= now;
-        void this.#tick(r, now);
       }
+      // Knative runs the decider at once only for load at desired 0. Load reported while no pod is ready runs
+      // it too: the burst a hook holds is reported 200 ms after the activation's poke, and its pods are asked
+      // for then, not at a tick up to 2 s later while the first pod starts (issue 28.1, docs/demand.md).
+      if (poke || (r.readyPods === 0 && stat.averageConcurrentRequests > 0)) void this.#tick(r, now);
     }
     return { unknown };
   }

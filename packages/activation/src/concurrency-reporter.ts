@@ -65,6 +65,17 @@ export class ConcurrencyReporter {
     entry.stats.requestIn(nowMs);
   }
 
+  /**
+   * The cold-start poke for a request held elsewhere (an ingress hook's activation call stands for it): one
+   * request, sent at once, with no entry behind it. Emulating it as a request in and out would leave an entry
+   * whose next report is a 0 that lands in the burst's second, or the still-open one, and halves the reading
+   * of everything the hook holds (docs/demand.md). A revision already reported needs no poke.
+   */
+  poke(rev: RevisionRef): void {
+    if (this.#entries.has(`${rev.namespace}/${rev.name}`)) return;
+    this.#opts.send([this.#message({ namespace: rev.namespace, name: rev.name }, 1, 1)]);
+  }
+
   /** A request for `rev` left the activator at `nowMs`. */
   requestOut(rev: RevisionRef, nowMs: number): void {
     const entry = this.#entries.get(`${rev.namespace}/${rev.name}`);

@@ -23,5 +23,18 @@ export function coldBurst(o: {
   /** Request i goes to `${path}${i}` (default `/burst/`). */
   path?: string;
 }): Promise<ColdBurstResult>;
+/** When a burst's scale reached a count; fields are undefined when it was never seen. */
+export interface ScaleReached {
+  /** The first step up (ms since the burst): the decider's run at the burst's first stat. */
+  firstMs: number | undefined;
+  /** When the count was first reached. */
+  reachedMs: number | undefined;
+  /** `reachedMs - firstMs`. */
+  afterFirstMs: number | undefined;
+  /** Pods ready when it was reached. */
+  readyThen: number | undefined;
+}
+/** When the scale first reached `atLeast` pods, and how long after its first step up. */
+export function scaleReached(r: ColdBurstResult, atLeast: number): ScaleReached;
 /** The burst's figures as one `THAW-FIGURES` line for the closing note. */
 export function figuresLine(label: string, r: ColdBurstResult): string;

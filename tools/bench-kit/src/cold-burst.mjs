@@ -84,6 +84,22 @@ export async function coldBurst(o) {
 }
 
 /**
+ * When the scale first reached `atLeast` pods (ms since the burst), measured from its first step up, which the
+ * autoscaler takes at the burst's first stat (the activation's cold-start poke runs the decider at once), and
+ * how many pods were ready then; undefined fields when never seen.
+ * @param {import("./cold-burst.js").ColdBurstResult} r
+ * @param {number} atLeast
+ * @returns {import("./cold-burst.js").ScaleReached}
+ */
+export function scaleReached(r, atLeast) {
+  const firstMs = r.timeline.find(([, d]) => d >= 1)?.[0];
+  const reached = r.timeline.find(([, d]) => d >= atLeast);
+  const reachedMs = reached?.[0];
+  const afterFirstMs = firstMs !== undefined && reachedMs !== undefined ? reachedMs - firstMs : undefined;
+  return { firstMs, reachedMs, afterFirstMs, readyThen: reached?.[2] };
+}
+
+/**
  * The burst's figures as one `THAW-FIGURES` line for the closing note.
  * @param {string} label
  * @param {import("./cold-burst.js").ColdBurstResult} r

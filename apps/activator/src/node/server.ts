@@ -124,15 +124,9 @@ export async function startActivator(
   const probes = pool ?? createH1Forwarder();
   const probeFetch = createProbeFetch(probes.client);
   // Without a scaler to poke (in a cluster), a revision found cold is reported to the autoscaler as one
-  // request, the cold-start poke the reporter sends for a first proxied request: a request held by the
-  // hook waits in /v1/activate and reaches no other counter.
-  const scaler: ScalerPoke = o.scaler ?? {
-    poke: (key) => {
-      const now = clock.now();
-      reporter.requestIn(key, now);
-      reporter.requestOut(key, now);
-    },
-  };
+  // request, the cold-start poke the reporter sends for a first proxied request: the hook's activation call
+  // waits in /v1/activate and stands for one of the requests the hook holds (and leaves out of its count).
+  const scaler: ScalerPoke = o.scaler ?? { poke: (key) => reporter.poke(key) };
   const local = o.coordinator
     ? undefined
     : new LocalCoordinator({

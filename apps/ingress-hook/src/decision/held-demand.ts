@@ -12,8 +12,10 @@ export interface HeldStatsSink {
 
 /** Report period, Knative's activator's. */
 const PERIOD_MS = 1000;
-/** How long after a revision's first held request its burst is taken to have arrived. */
+/** A revision's burst is taken to have arrived once this long passed without another held request... */
 export const SETTLE_MS = 200;
+/** ...or this long after its first held request, whichever comes first. */
+export const SETTLE_MAX_MS = 1000;
 
 interface Entry {
   ref: RevisionRef;
@@ -21,6 +23,12 @@ interface Entry {
   held: number;
   /** 1 until the first report: the activation's cold-start poke already counted the first request. */
   owed: number;
+  /** The second (Unix) the last report was stamped with; undefined until the settle report is sent. */
+  second: number | undefined;
+  /** When the first request was held (the settle report's deadline counts from it). */
+  firstAt: number;
+  /** The pending settle report, moved on by each request held before it. */
+  settle: TimerHandle | undefined;
 }
 
 /**
@@ -31,10 +39,18 @@ interface Entry {
  * counted twice. The activation the first held request starts pokes the autoscaler with 1 (the activator's
  * cold-start poke), so the first report subtracts it, as Knative's activator does after its own poke.
  *
- * The first report comes {@link SETTLE_MS} after the first held request and is stamped with that request's
- * second: it lands in the poke's bucket, so the whole burst is in one bucket and the next decider tick asks
- * for Knative's ceil(held / target) at once instead of averaging the poke's lone 1 in for a panic window.
- * Ticks only while something is tracked, so an idle hook has no timer.
+ * The first report comes once the burst has arrived ({@link SETTLE_MS} without another held request, at most
+ * {@link SETTLE_MAX_MS} after the first) and is stamped with the first request's second: it lands in the
+ * poke's bucket, so the whole burst is in one bucket and the next decider tick asks for Knative's
+ * ceil(held / target) at once instead of averaging the poke's lone 1 in for a panic window. It carries the
+ * number held at that moment, not the average since the first: the average counts each request only from its
+ * arrival, so a burst of 10 that took 60 ms to arrive would read as 8.5 and ask for a pod less, and a burst
+ * spread over half a second by a busy machine would leave a partial second in the panic window for 6 s
+ * (docs/demand.md). The reports after it are time-weighted averages over their period, as Knative's.
+ * Every report is stamped with the second it was taken in, at most one a second per revision: a tick in the
+ * settle report's second (the timer runs on another revision's phase) leaves the period open until the next
+ * tick, so the burst is never in one bucket twice. Ticks only while something is tracked, so an idle hook
+ * has no timer.
  */
 export class HeldDemand {
   readonly #entries = new Map<string, Entry>();
@@ -59,10 +75,13 @@ export class HeldDemand {
         stats: new RequestStats(now),
         held: 0,
         owed: 1,
+        second: undefined,
+        firstAt: now,
+        settle: undefined,
       };
       this.#entries.set(key, e);
-      this.#settle(key, e, Math.floor(now / 1000));
     }
+    if (e.second === undefined) this.#settle(key, e, now);
     e.held++;
     e.stats.requestIn(now);
     this.#timer ??= this.#clock.setTimeout(() => this.#tick(), PERIOD_MS);
@@ -84,19 +103,35 @@ export class HeldDemand {
     this.#timer = undefined;
   }
 
-  #settle(key: string, e: Entry, second: number): void {
+  /** (Re)schedules `e`'s settle report for `SETTLE_MS` from `now`, no later than `SETTLE_MAX_MS` after its first. */
+  #settle(key: string, e: Entry, now: number): void {
+    const delay = Math.max(0, Math.min(SETTLE_MS, e.firstAt + SETTLE_MAX_MS - now));
     const t = this.#clock.setTimeout(() => {
       this.#settling.delete(t);
-      if (this.#entries.get(key) === e) this.#sink.send([this.#message(e, second)]);
-    }, SETTLE_MS);
+      // Only the latest: in a Worker a timer another request set may not be cancellable from this one.
+      if (e.settle !== t || this.#entries.get(key) !== e) return;
+      e.settle = undefined;
+      const second = Math.floor(e.firstAt / 1000);
+      e.second = second;
+      this.#sink.send([this.#message(e, second, e.held)]);
+    }, delay);
+    if (e.settle !== undefined) {
+      this.#clock.clearTimeout(e.settle);
+      this.#settling.delete(e.settle);
+    }
+    e.settle = t;
     this.#settling.add(t);
   }
 
   #tick(): void {
     this.#timer = undefined;
+    const second = Math.floor(this.#clock.now() / 1000);
     const batch: WireStatMessage[] = [];
     for (const [key, e] of this.#entries) {
-      const m = this.#message(e, 0);
+      // Not settled yet, or reported in this second already: the period carries over to the next tick.
+      if (e.second === undefined || e.second === second) continue;
+      e.second = second;
+      const m = this.#message(e, second);
       batch.push(m);
       // Forgotten once a whole period held nothing: a later request is a new cold start with its own poke.
       if (m.stat?.averageConcurrentRequests === 0 && e.held === 0) this.#entries.delete(key);
@@ -105,14 +140,17 @@ export class HeldDemand {
     if (this.#entries.size > 0) this.#timer = this.#clock.setTimeout(() => this.#tick(), PERIOD_MS);
   }
 
-  /** Closes `e`'s period now as a Stat (`timestamp` Unix seconds, 0 = when received). */
-  #message(e: Entry, timestamp: number): WireStatMessage {
+  /**
+   * Closes `e`'s period now as a Stat stamped `timestamp` (Unix seconds) whose concurrency is
+   * `level` when given (the settle report's count held now), else the period's time-weighted average.
+   */
+  #message(e: Entry, timestamp: number, level?: number): WireStatMessage {
     const r = e.stats.report(this.#clock.now());
     const owed = e.owed;
     e.owed = 0;
     const stat: Stat = {
       podName: this.#sink.podName,
-      averageConcurrentRequests: Math.max(r.averageConcurrency - owed, 0),
+      averageConcurrentRequests: Math.max((level ?? r.averageConcurrency) - owed, 0),
       averageProxiedConcurrentRequests: 0,
       requestCount: Math.max(r.requestCount - owed, 0),
       proxiedRequestCount: 0,
