@@ -1,4 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -145,5 +147,62 @@ describe("LocalScaler numbered replicas and a readiness gate (a container's heal
     ]);
     gateOpen = true;
     await until(() => (scaler.pods(rev).every((p) => p.ready && !p.held) ? true : undefined), 10_000);
+  });
+});
+
+describe("LocalScaler: one pod of several ends before it is ready", () => {
+  // The first queue-proxy started ends at once (exit 7, after a line); every later one runs. The app starts
+  // in 1.5 s, so when the first pod ends its siblings are still starting.
+  const dir = mkdtempSync(join(tmpdir(), "thaw-qp-once-"));
+  const marker = join(dir, "ended");
+  const once = [
+    "/bin/sh",
+    "-c",
+    'if mkdir "$0" 2>/dev/null; then echo "qp boom"; exit 7; fi; exec "$@"',
+    marker,
+    ...defaultQueueProxyCommand(),
+  ];
+  const problems: (string | undefined)[] = [];
+  let scaler: LocalScaler;
+  beforeAll(() => {
+    scaler = new LocalScaler({
+      queueProxyCommand: once,
+      restartDelayMs: 200,
+      onProblem: (_r, p) => problems.push(p === undefined ? undefined : `${p.severity}: ${p.message}`),
+    });
+    scaler.register({
+      ...rev,
+      command: [process.execPath, hello],
+      env: { STARTUP_DELAY_MS: "1500" },
+      portEnv: "PORT",
+      containerConcurrency: 0,
+      timeoutSeconds: 10,
+      drainQuietPeriodMs: 200,
+    });
+  });
+  afterAll(async () => {
+    await scaler.close();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it("does not call the revision failing while its siblings start, and names the queue-proxy, not the app", async () => {
+    await scaler.scale(rev, 3);
+    await until(() => (scaler.pods(rev).filter((p) => p.ready).length === 3 ? true : undefined), 20_000);
+    // The ended pod was replaced; nothing ever said the revision was failing (held requests would have been
+    // answered 503 at once although three pods were on their way).
+    expect(problems.filter((p) => p?.startsWith("failing"))).toEqual([]);
+  });
+
+  it("when the only pod's queue-proxy ends, the report names it and its last line", async () => {
+    await scaler.scale(rev, 0);
+    await until(() => (scaler.pods(rev).length === 0 ? true : undefined), 15_000);
+    rmSync(marker, { recursive: true, force: true });
+    problems.length = 0;
+    await scaler.scale(rev, 1);
+    const failing = await until(() => problems.find((p) => p?.startsWith("failing")), 15_000);
+    expect(failing).toMatch(
+      /^failing: queue-proxy exited with code 7 before the pod was ready; last output: qp boom/,
+    );
+    expect(failing).not.toMatch(/app exited/);
   });
 });

@@ -4,7 +4,14 @@ import { type GroupChild, spawnGroup } from "./child.js";
 import { freePorts } from "./free-port.js";
 import { listeningPorts } from "./listening-ports.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
-import { diedProblem, exitProblem, type PodProblem, portProblem } from "./pod-problem.js";
+import {
+  diedProblem,
+  exitProblem,
+  keepTail,
+  type PodProblem,
+  portProblem,
+  queueProxyExitProblem,
+} from "./pod-problem.js";
 import type { Reaper } from "./reaper.js";
 import type { Spare } from "./spare.js";
 import { launchScript } from "./spare-launcher.js";
@@ -108,6 +115,11 @@ export class LocalPod {
   /** The app's last output lines (what a crash report shows). */
   #tail: string[] = [];
   #appExit: number | string | undefined;
+  /** The queue-proxy's last output lines and exit, kept for when it ends first. */
+  #qpTail: string[] = [];
+  #qpExit: number | string | undefined;
+  /** Which container ended on its own first (the other was then stopped by the pod). */
+  #firstDied: "app" | "queue-proxy" | undefined;
   #portProblem: PodProblem | undefined;
   #portCheckedAt = 0;
 
@@ -140,16 +152,22 @@ export class LocalPod {
    */
   get problem(): PodProblem | undefined {
     if (this.#everReady) return undefined;
-    if (this.#appExit !== undefined && this.#died) {
+    if (this.#firstDied === "app" && this.#appExit !== undefined) {
       return exitProblem(this.#appExit, this.#o.spec.command, this.#tail);
+    }
+    if (this.#firstDied === "queue-proxy" && this.#qpExit !== undefined) {
+      return queueProxyExitProblem(this.#qpExit, this.#qpTail);
     }
     return this.#stopping ? undefined : this.#portProblem;
   }
 
-  /** How the pod ended, when its app ended on its own after the pod was ready (it is to be reported). */
+  /** How the pod ended, when a container of it ended on its own after the pod was ready (to be reported). */
   get death(): PodProblem | undefined {
-    if (!this.#everReady || !this.#died || this.#appExit === undefined) return undefined;
-    return diedProblem(this.name, this.#appExit, this.#tail);
+    if (!this.#everReady || this.#firstDied === undefined) return undefined;
+    const app = this.#firstDied === "app";
+    const exit = app ? this.#appExit : this.#qpExit;
+    if (exit === undefined) return undefined;
+    return diedProblem(this.name, app ? "app" : "queue-proxy", exit, app ? this.#tail : this.#qpTail);
   }
 
   /** True while a readiness gate of the spec has not passed yet: its address is for the scaler only. */
@@ -197,7 +215,10 @@ export class LocalPod {
     };
     const qpEnv = queueProxyEnv(spec, name, ports);
     if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
-    const onQpLine = (line: string) => this.#o.onLine?.("queue-proxy", line);
+    const onQpLine = (line: string) => {
+      keepTail(this.#qpTail, line);
+      this.#o.onLine?.("queue-proxy", line);
+    };
     // The app first: its start-up is the cold start's long pole, and waking the spare queue-proxy (which
     // then binds its ports and starts probing) may hand it this CPU for a few ms. The spare (Thaw's
     // queue-proxy only) gets the same env laid over the same base.
@@ -213,13 +234,15 @@ export class LocalPod {
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
     this.#o.reaper.add(this.pids);
-    const app = this.#app;
+    const [app, qp] = [this.#app, this.#qp];
     void app.exited.then((code) => {
       this.#appExit = code;
+      this.#childExited("app");
     });
-    for (const child of [this.#app, this.#qp]) {
-      void child.exited.then(() => this.#childExited());
-    }
+    void qp.exited.then((code) => {
+      this.#qpExit = code;
+      this.#childExited("queue-proxy");
+    });
     // Probed from the start at the starting period, as kubelet does with Knative's aggressive probing.
     this.#scheduleProbe(this.#o.startProbeMs ?? 50);
   }
@@ -228,8 +251,7 @@ export class LocalPod {
   #launchApp(env: Record<string, string | undefined>): GroupChild {
     const { spec, launcher } = this.#o;
     const onLine = (line: string) => {
-      this.#tail.push(line.length > 300 ? `${line.slice(0, 300)}...` : line);
-      if (this.#tail.length > 20) this.#tail.shift();
+      keepTail(this.#tail, line);
       this.#o.onLine?.("app", line);
     };
     const script = launcher && launchScript(launcher.env, env, spec.command, spec.cwd, launcher.end);
@@ -289,13 +311,14 @@ export class LocalPod {
     }
   }
 
-  #childExited(): void {
+  #childExited(which: "app" | "queue-proxy"): void {
     const appGone = !this.#app?.alive;
     const qpGone = !this.#qp?.alive;
     const wasReady = this.ready;
     if (!this.#stopping) {
       // A container died on its own: the pod is unusable, stop what is left.
       this.#died = true;
+      this.#firstDied = which;
       void this.stop();
     }
     if (appGone && qpGone && !this.#gone) {

@@ -352,8 +352,12 @@ export class LocalScaler implements Scaler {
   #updateProblem(r: LocalRevision, pod: LocalPod): void {
     const live = r.pods.filter((p) => !p.stopping && !p.gone);
     let base: PodProblem | undefined;
+    // Failing only when no pod is still starting without a problem: one pod of a burst that ends before
+    // it is ready is replaced, while its siblings may well come up (the app is not known to be broken).
+    // A crash loop keeps its report while the next pods start.
+    const starting = live.some((p) => p !== pod && p.problem === undefined);
     if (!live.some((p) => p.ready) && r.desired > 0) {
-      base = pod.problem ?? live.map((p) => p.problem).find((p) => p !== undefined);
+      if (!starting) base = pod.problem ?? live.map((p) => p.problem).find((p) => p !== undefined);
       if (!base && r.crashes > 0) base = r.base;
     }
     r.base = base;

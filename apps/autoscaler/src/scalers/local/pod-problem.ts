@@ -55,28 +55,52 @@ export function exitProblem(
     message = `no such command: ${program} (run.command[0]: not found on PATH or relative to run.cwd)`;
   } else if (exit === NOT_EXECUTABLE) {
     message = `cannot run ${program}: it is not an executable program (run.command[0]; check its mode)`;
-  } else if (typeof exit === "number") {
-    message = `app exited with code ${exit} before it was ready`;
   } else {
-    message = `app was killed by ${exit} before it was ready`;
+    message = `app ${ended(exit)} before it was ready`;
   }
   const tail = lastLines.slice(-5);
   if (tail.length > 0) message += `; last output: ${tail.join(" | ")}`;
   return { severity: "failing", message };
 }
 
+/** How a process ended, in words. */
+function ended(exit: number | string): string {
+  return typeof exit === "number" ? `exited with code ${exit}` : `was killed by ${exit}`;
+}
+
 /**
- * The report of a pod whose app ended on its own after it had served (a crash, or a container stopped by
- * someone else): how it ended and its last lines. `waiting`: a new pod is on its way.
+ * The problem of a pod whose queue-proxy ended on its own before the pod was ready (its app was then
+ * stopped, so the app's exit says nothing): how it ended and its last lines.
  */
-export function diedProblem(pod: string, exit: number | string, lastLines: readonly string[]): PodProblem {
-  const how = typeof exit === "number" ? `exited with code ${exit}` : `was killed by ${exit}`;
+export function queueProxyExitProblem(exit: number | string, lastLines: readonly string[]): PodProblem {
+  const tail = lastLines.slice(-5);
+  const said = tail.length > 0 ? `; last output: ${tail.join(" | ")}` : "";
+  return { severity: "failing", message: `queue-proxy ${ended(exit)} before the pod was ready${said}` };
+}
+
+/**
+ * The report of a pod whose app or queue-proxy ended on its own after it had served (a crash, or a
+ * container stopped by someone else): which, how it ended and its last lines. `waiting`: a new pod is on
+ * its way.
+ */
+export function diedProblem(
+  pod: string,
+  which: "app" | "queue-proxy",
+  exit: number | string,
+  lastLines: readonly string[],
+): PodProblem {
   const tail = lastLines.slice(-3);
   const said = tail.length > 0 ? `; last output: ${tail.join(" | ")}` : "";
   return {
     severity: "waiting",
-    message: `pod ${pod} ended on its own after it was ready (its app ${how}${said}); a new pod replaces it`,
+    message: `pod ${pod} ended on its own after it was ready (its ${which} ${ended(exit)}${said}); a new pod replaces it`,
   };
+}
+
+/** Appends an output line to `tail`, keeping the last 20 (each cut at 300 characters). */
+export function keepTail(tail: string[], line: string): void {
+  tail.push(line.length > 300 ? `${line.slice(0, 300)}...` : line);
+  if (tail.length > 20) tail.shift();
 }
 
 /**
