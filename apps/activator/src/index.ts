@@ -4,6 +4,7 @@
  */
 
 export { retryAfterSeconds } from "@thaw/activation";
+export { type ActivateAnswer, activateAnswer } from "./api/activate.js";
 export { type ActivatorApp, createActivatorApp } from "./app.js";
 export { NO_BODY, type PreparedBody, prepareBody } from "./body.js";
 export { EdgeScaling, type EdgeTick } from "./edge-scaling.js";

@@ -14,6 +14,7 @@ import {
   thawIngress,
   UPSTREAM_HEADER,
 } from "@thaw/ingress-hook";
+import { nodeConnectionEnded } from "@thaw/ingress-hook/node";
 import {
   AddressRanges,
   Header,
@@ -48,7 +49,7 @@ export interface GatewayDeps {
   /** Keeps the dashboard stream's pings (default the system clock). */
   clock?: Clock;
   /** Hook decisions as JSON for `/_thaw/auth/*` (the forward-auth sub-app). */
-  forwardAuth: { fetch(req: Request): Response | Promise<Response> };
+  forwardAuth: { fetch(req: Request, env?: unknown): Response | Promise<Response> };
   /**
    * `host:port` a proxy in front reaches this gateway on, once it listens: what forward-auth names as the
    * activator's address (the activator is in this process, behind this port).
@@ -112,7 +113,8 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     const url = new URL(c.req.url);
     url.pathname = url.pathname.slice("/_thaw/auth".length) || "/";
     url.searchParams.delete("token");
-    const res = await deps.forwardAuth.fetch(new Request(url, c.req.raw));
+    // With the Node bindings, so that its hold can read the client's connection (nodeConnectionEnded).
+    const res = await deps.forwardAuth.fetch(new Request(url, c.req.raw), c.env);
     // A proxy that routes on X-Thaw-Upstream (Caddy's recipe) must get a real address for the activator.
     const self = deps.selfAddress?.();
     if (self && res.headers.get(UPSTREAM_HEADER) === ACTIVATOR_UPSTREAM) {
@@ -150,7 +152,10 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
     c.req.raw = new Request(c.req.raw, { headers });
     await next();
   });
-  app.use("*", thawIngress({ hook: deps.hook, setUpstreamHeader: false }));
+  app.use(
+    "*",
+    thawIngress({ hook: deps.hook, setUpstreamHeader: false, connectionEnded: nodeConnectionEnded }),
+  );
   app.all("*", async (c) => {
     const d = c.var.thaw;
     const req = c.req.raw;
@@ -158,7 +163,6 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
       .revisions()
       .find((r) => r.namespace === d.revision.namespace && r.name === d.revision.name);
     const direct = status?.mode === "serve" && d.upstream && d.upstream !== ACTIVATOR_UPSTREAM;
-    const headers = new Headers(req.headers);
     let body = req.body;
     if (direct) {
       // Kept bytes count in the process's budget (shared with the activator) until the pod answers.
@@ -166,7 +170,7 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
       try {
         const cap = deps.bodyBufferCap?.(d.revision) ?? 1024 * 1024;
         const prepared = await prepareBody(req.body, req.headers, cap, account);
-        const outcome = await toPod(deps.forward, d.upstream as string, req, headers, prepared);
+        const outcome = await toPod(deps.forward, d.upstream as string, req, req.headers, prepared);
         if (outcome.kind === "answer") return outcome.response;
         // Nothing reached the app: the activator holds it until a pod is ready (another one, or this one back).
         if (prepared.touched()) return new Response("upstream failed\n", { status: 502 });
@@ -175,6 +179,16 @@ export function createGateway(deps: GatewayDeps): Hono<{ Variables: ThawIngressV
         account?.release();
       }
     }
+    // A request the hook sent via the activator carries the revision headers already: passed on as it is,
+    // not copied a third time (issue 30: the cold request's second pass).
+    if (
+      body === req.body &&
+      req.headers.get(Header.namespace) === d.revision.namespace &&
+      req.headers.get(Header.revision) === d.revision.name
+    ) {
+      return deps.activator.fetch(req);
+    }
+    const headers = new Headers(req.headers);
     headers.set(Header.namespace, d.revision.namespace);
     headers.set(Header.revision, d.revision.name);
     return deps.activator.fetch(

@@ -4,6 +4,8 @@ import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { BodyBudget, ConcurrencyReporter } from "@thaw/activation";
 import {
+  type ActivatorDeps,
+  activateAnswer,
   applyPodProblem,
   createActivatorApp,
   type EndpointSource,
@@ -31,11 +33,11 @@ import { bodyBudgetLimits, parseDurationMs, type ThawConfig } from "@thaw/config
 import {
   forwardAuthApp,
   hostTableResolver,
-  httpActivatorClient,
   IngressHook,
+  inProcessActivatorClient,
   type WaitingPage,
 } from "@thaw/ingress-hook";
-import { warmRulesOf } from "@thaw/ingress-hook/node";
+import { nodeConnectionEnded, warmRulesOf } from "@thaw/ingress-hook/node";
 import {
   AddressRanges,
   ColdStartRecorder,
@@ -282,25 +284,23 @@ export async function startStack(
   };
   const reporter = new ConcurrencyReporter({ podName: "thaw-up", clock, send: pushStats });
   reporter.start();
-  const { app: activator } = createActivatorApp(
-    {
-      revisions: directory,
-      coordinator,
-      forward: pool.forward,
-      clock,
-      reporter,
-      bodyBudget,
-      ...(config.token ? { token: config.token } : {}),
-      logger,
-      // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
-      warm: (key, ttlMs) => service.hint(key, ttlMs) ?? clock.now(),
-      // An edge gateway's held requests, relayed by its activator Worker (docs/demand.md).
-      relayStats: pushStats,
-      podName: "thaw-up",
-      ...(opts.tracer ? { tracer: opts.tracer } : {}),
-    },
-    telemetry,
-  );
+  const activatorDeps: ActivatorDeps = {
+    revisions: directory,
+    coordinator,
+    forward: pool.forward,
+    clock,
+    reporter,
+    bodyBudget,
+    ...(config.token ? { token: config.token } : {}),
+    logger,
+    // Wake hints go straight to the in-process autoscaler: a floor of 1 pod, never a load report.
+    warm: (key, ttlMs) => service.hint(key, ttlMs) ?? clock.now(),
+    // An edge gateway's held requests, relayed by its activator Worker (docs/demand.md).
+    relayStats: pushStats,
+    podName: "thaw-up",
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
+  };
+  const { app: activator } = createActivatorApp(activatorDeps, telemetry);
 
   // The hook: host table from the config, activation through the in-process activator, and its warm cache
   // fed directly with ready endpoints (from the activator's prober) and the autoscaler's mode.
@@ -310,12 +310,8 @@ export async function startStack(
   const hook = new IngressHook({
     // The routes; the waiting pages reach the hook through waitingPageFor, with their templates read.
     resolvers: [hostTableResolver(local.map(({ service: { waitingPage: _page, ...s } }) => s))],
-    activator: httpActivatorClient({
-      baseUrl: "http://activator.thaw.internal",
-      fetch: (req) => Promise.resolve(activator.fetch(req)),
-      clock,
-      ...(config.token ? { token: config.token } : {}),
-    }),
+    // The activator is in this process: the hook's activation is a call, not an HTTP exchange (issue 30).
+    activator: inProcessActivatorClient((req, header) => activateAnswer(req, activatorDeps, header)),
     clock,
     activatorUpstream: ACTIVATOR_UPSTREAM,
     random: Math.random,
@@ -382,7 +378,7 @@ export async function startStack(
     clock,
     forward: pool.forward,
     revisions: () => service.revisions(),
-    forwardAuth: forwardAuthApp(hook),
+    forwardAuth: forwardAuthApp(hook, { connectionEnded: nodeConnectionEnded }),
     selfAddress: () => (bound === undefined ? undefined : reachable(host, bound)),
     scaleWebhook: scaleReceiver(service, opts.scaleWebhookSecret, clock),
     ...(config.token ? { token: config.token } : {}),

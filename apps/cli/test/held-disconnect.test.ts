@@ -12,6 +12,7 @@ import net from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { systemClock } from "@thaw/clock";
 import { forwardAuthApp, hostTableResolver, IngressHook } from "@thaw/ingress-hook";
+import { nodeConnectionEnded } from "@thaw/ingress-hook/node";
 import { FakeActivatorClient } from "@thaw/ingress-hook/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTIVATOR_UPSTREAM, createGateway } from "../src/gateway.js";
@@ -33,7 +34,7 @@ async function gateway() {
     random: Math.random,
     activatorUpstream: ACTIVATOR_UPSTREAM,
   });
-  const auth = forwardAuthApp(hook);
+  const auth = forwardAuthApp(hook, { connectionEnded: nodeConnectionEnded });
   const counts = { arrived: 0, reachedActivator: 0, allowedByAuth: 0 };
   const app = createGateway({
     hook,
@@ -46,8 +47,8 @@ async function gateway() {
     forward: () => Promise.reject(new Error("no direct forward in this test")),
     revisions: () => [],
     forwardAuth: {
-      fetch: async (req) => {
-        const res = await auth.fetch(req);
+      fetch: async (req, env) => {
+        const res = await auth.fetch(req, env);
         if (res.status === 200) counts.allowedByAuth++;
         return res;
       },
@@ -78,25 +79,27 @@ async function rawRequest(port: number, head: string): Promise<net.Socket> {
   return s;
 }
 
+const PATHS = [
+  {
+    name: "the data path (thawIngress, then the activator)",
+    head: (i: number) => `GET /gone${i} HTTP/1.1\r\nHost: echo.localhost\r\n\r\n`,
+    next: { path: "/next", headers: { host: "echo.localhost" } },
+    passed: (c: { reachedActivator: number }) => c.reachedActivator,
+  },
+  {
+    name: "forward-auth (/_thaw/auth/traefik)",
+    head: (i: number) =>
+      `GET /_thaw/auth/traefik HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Host: echo.localhost\r\nX-Forwarded-Uri: /gone${i}\r\n\r\n`,
+    next: {
+      path: "/_thaw/auth/traefik",
+      headers: { host: "127.0.0.1", "x-forwarded-host": "echo.localhost", "x-forwarded-uri": "/next" },
+    },
+    passed: (c: { allowedByAuth: number }) => c.allowedByAuth,
+  },
+];
+
 describe("thaw up's gateway: clients that leave while held for a cold start", () => {
-  it.each([
-    {
-      name: "the data path (thawIngress, then the activator)",
-      head: (i: number) => `GET /gone${i} HTTP/1.1\r\nHost: echo.localhost\r\n\r\n`,
-      next: { path: "/next", headers: { host: "echo.localhost" } },
-      passed: (c: { reachedActivator: number }) => c.reachedActivator,
-    },
-    {
-      name: "forward-auth (/_thaw/auth/traefik)",
-      head: (i: number) =>
-        `GET /_thaw/auth/traefik HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Host: echo.localhost\r\nX-Forwarded-Uri: /gone${i}\r\n\r\n`,
-      next: {
-        path: "/_thaw/auth/traefik",
-        headers: { host: "127.0.0.1", "x-forwarded-host": "echo.localhost", "x-forwarded-uri": "/next" },
-      },
-      passed: (c: { allowedByAuth: number }) => c.allowedByAuth,
-    },
-  ])(
+  it.each(PATHS)(
     "300 gone at once as the revision turns ready: none passed on ($name)",
     async ({ head, next: n, passed }) => {
       const { port, activation, counts } = await gateway();
@@ -125,5 +128,29 @@ describe("thaw up's gateway: clients that leave while held for a cold start", ()
       expect(reached).toBe(0);
     },
     60_000,
+  );
+
+  // Issue 30: the gateway reads the client's socket itself, so a held request whose client stayed is passed
+  // on once the I/O batch that ended the hold has run (one loop turn), not after the request's signal could
+  // have told (three turns).
+  it.each(PATHS)(
+    "a client that stays is passed on one loop turn after the revision turns ready ($name)",
+    async ({ head, passed }) => {
+      const { port, activation, counts } = await gateway();
+      const client = await rawRequest(port, head(0));
+      cleanup.push(() => {
+        client.destroy();
+      });
+      const answered = new Promise<string>((resolve) => client.once("data", (d) => resolve(String(d))));
+      await until(() => counts.arrived === 1 && activation.calls.length === 1, 10_000, "held");
+      expect(activation.answer({ kind: "ready", endpoints: ["127.0.0.1:9"], coldStart: true })).toBe(1);
+      // Queued before anything the answer sets off: the second check phase from here.
+      const afterTwoTurns = await new Promise<number>((resolve) =>
+        setImmediate(() => setImmediate(() => resolve(passed(counts)))),
+      );
+      expect(afterTwoTurns).toBe(1);
+      expect(await answered).toMatch(/^HTTP\/1\.1 200 /);
+    },
+    30_000,
   );
 });

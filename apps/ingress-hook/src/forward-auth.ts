@@ -1,11 +1,11 @@
 import { Header } from "@thaw/protocol";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Cold } from "./decision/decision.js";
 import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { findInternalHeaders } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
-import { leftWhileHeld } from "./left-while-held.js";
+import { type ConnectionEnded, leftWhileHeld } from "./left-while-held.js";
 import { allowHeaders, denyResponse, nginxDenyResponse } from "./respond.js";
 import { activateOrPage, answerPoll, isPoll, pageFor, wantsPage } from "./waiting-page/hold.js";
 
@@ -17,9 +17,11 @@ export type Dialect = "nginx" | "ingress-nginx" | "traefik" | "envoy";
  * it at /_thaw/auth). Routes: `/nginx` (auth_request), `/ingress-nginx` (its `auth-url`), `/traefik` (forwardAuth), `/envoy/<original path>`
  * (ext_authz HTTP service with path_prefix `/envoy`), and `/` which tells the dialect from the headers.
  */
-export function forwardAuthApp(hook: IngressHook): Hono {
+export function forwardAuthApp(hook: IngressHook, opts: { connectionEnded?: ConnectionEnded } = {}): Hono {
   const app = new Hono();
-  const answer = async (raw: Request, dialect: Dialect, envoyPath?: string): Promise<Response> => {
+  const ended = opts.connectionEnded;
+  const answer = async (c: Context, dialect: Dialect, envoyPath?: string): Promise<Response> => {
+    const raw = c.req.raw;
     const view = viewOf(raw, dialect, envoyPath);
     const nginx = dialect === "nginx";
     // ingress-nginx takes no named location from an Ingress: its requests are held as before.
@@ -41,7 +43,8 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     const deny = dialect.endsWith("nginx") ? nginxDenyResponse : denyResponse;
     if (d.kind === "deny") return deny(d);
     // Held while cold: a proxy whose client left meanwhile gets a deny, not the route (see leftWhileHeld).
-    const left = first.kind === "cold" ? await leftWhileHeld(raw.signal, d.key) : undefined;
+    const left =
+      first.kind === "cold" ? await leftWhileHeld(raw.signal, d.key, ended && (() => ended(c))) : undefined;
     if (left) return deny(left);
     const headers = allowHeaders(d);
     if (dialect === "ingress-nginx") {
@@ -59,7 +62,7 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     }
     return new Response(null, { status: 200, headers });
   };
-  app.all("/nginx", (c) => answer(c.req.raw, "nginx"));
+  app.all("/nginx", (c) => answer(c, "nginx"));
   // nginx's @thaw_page location (infra/nginx/thaw-auth.conf): the page's body, or its poll's answer.
   app.all("/nginx/page", async (c) => {
     const view = viewOf(c.req.raw, "nginx");
@@ -72,12 +75,12 @@ export function forwardAuthApp(hook: IngressHook): Hono {
     const polled = await answerPoll(hook, first);
     return polled instanceof Response ? polled : denyResponse(polled);
   });
-  app.all("/ingress-nginx", (c) => answer(c.req.raw, "ingress-nginx"));
-  app.all("/traefik", (c) => answer(c.req.raw, "traefik"));
-  app.all("/envoy", (c) => answer(c.req.raw, "envoy", "/"));
-  app.all("/envoy/", (c) => answer(c.req.raw, "envoy", "/"));
-  app.all("/envoy/:rest{.+}", (c) => answer(c.req.raw, "envoy", `/${c.req.param("rest")}`));
-  app.all("/", (c) => answer(c.req.raw, detectDialect(c.req.raw.headers)));
+  app.all("/ingress-nginx", (c) => answer(c, "ingress-nginx"));
+  app.all("/traefik", (c) => answer(c, "traefik"));
+  app.all("/envoy", (c) => answer(c, "envoy", "/"));
+  app.all("/envoy/", (c) => answer(c, "envoy", "/"));
+  app.all("/envoy/:rest{.+}", (c) => answer(c, "envoy", `/${c.req.param("rest")}`));
+  app.all("/", (c) => answer(c, detectDialect(c.req.raw.headers)));
   return app;
 }
 

@@ -7,11 +7,13 @@
 
 export { type Issue, type Parsed, parseServiceRoutes } from "./config.js";
 export {
+  type ActivateAnswerValue,
   type ActivationOutcome,
   type ActivatorClient,
   type FetchLike,
   type HttpActivatorOptions,
   httpActivatorClient,
+  inProcessActivatorClient,
 } from "./decision/activator-client.js";
 export { CapacityRelease, type PodSlot } from "./decision/capacity-release.js";
 export type { Allow, Cold, Decision, Deny } from "./decision/decision.js";
@@ -55,6 +57,7 @@ export { WarmCache, type WarmEntry } from "./decision/warm-cache.js";
 export { type SendHint, serviceRefOf, WarmHinter, type WarmRule } from "./decision/warm-hints.js";
 export { readEvents, type WatchHandle, type WatchOptions, watchEndpoints } from "./decision/watch.js";
 export { type Dialect, detectDialect, forwardAuthApp, viewOf } from "./forward-auth.js";
+export type { ConnectionEnded } from "./left-while-held.js";
 export { type HookMetrics, hookMetrics } from "./metrics.js";
 export {
   middlewareView,

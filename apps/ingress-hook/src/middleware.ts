@@ -6,7 +6,7 @@ import { endDecisionSpan } from "./decision/decision-span.js";
 import type { IngressHook } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
-import { leftWhileHeld } from "./left-while-held.js";
+import { type ConnectionEnded, leftWhileHeld } from "./left-while-held.js";
 import { denyResponse } from "./respond.js";
 import { activateOrPage, answerPoll, isPoll, type KeepAlive, pageFor } from "./waiting-page/hold.js";
 
@@ -37,6 +37,8 @@ export interface ThawIngressOptions {
    * stream, any runtime). Workers pass `releaseAtBodyEndNative`, which lets the runtime pump the bytes.
    */
   releaseAtBodyEnd?: (res: Response, release: () => void, keepAlive?: KeepAlive) => Response;
+  /** Node gateways: tells from the connection itself whether a held client has left (see `leftWhileHeld`). */
+  connectionEnded?: ConnectionEnded;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface ThawIngressOptions {
 export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
 >(options: ThawIngressOptions): MiddlewareHandler<E> {
-  const { hook } = options;
+  const { hook, connectionEnded: ended } = options;
   const bodyEnd = options.releaseAtBodyEnd ?? releaseAtBodyEnd;
   return async (ctx, next) => {
     // Generic over the gateway's own bindings; only `thaw` is touched here.
@@ -79,7 +81,9 @@ export function thawIngress<
     if ("kind" in released) return denyResponse(released);
     // A request held (cold, or for a slot) whose client left meanwhile is dropped, its slot given back.
     const left =
-      first.kind === "cold" || now === undefined ? await leftWhileHeld(raw.signal, decided.key) : undefined;
+      first.kind === "cold" || now === undefined
+        ? await leftWhileHeld(raw.signal, decided.key, ended && (() => ended(c)))
+        : undefined;
     if (left) {
       released.release?.();
       return denyResponse(left);

@@ -141,8 +141,12 @@ export function apiErrorResponse(
   return new Response(body, { status: httpStatusFor(code), headers: h });
 }
 
+/** The message of the 400 ApiError for an ActivateRequest that failed {@link parseActivateRequest}. */
+export function badActivateRequestMessage(issues: readonly Issue[]): string {
+  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+}
+
 /** The 400 ApiError for an ActivateRequest that failed {@link parseActivateRequest}. */
 export function badActivateRequestResponse(issues: readonly Issue[]): Response {
-  const message = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-  return apiErrorResponse(ErrorCode.ERR_BAD_REQUEST, message);
+  return apiErrorResponse(ErrorCode.ERR_BAD_REQUEST, badActivateRequestMessage(issues));
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterDeliveredIo, DeadlineExceededError } from "@thaw/activation";
+import { DeadlineExceededError } from "@thaw/activation";
 import type { TimerHandle } from "@thaw/clock";
 import { APP_FAILED_HEADER, APP_UNREACHED_HEADER } from "@thaw/protocol";
+import { clientLeft } from "@thaw/protocol/node";
 import { BODY_NONE, type H1Client, type ResponseFields, type UpstreamSink } from "@thaw/queue-proxy/http1";
 import type {
   ActivatorDeps,
@@ -111,9 +112,12 @@ export class Flight implements UpstreamSink, LeaseWaiter {
     // Like the portable path: a request that found the revision cold says where its time went.
     if (this.#cold) this.#queuedMs = this.#c.deps.clock.now() - this.#arrived;
     // Forward once the I/O already received has run: the grant may run inside the releasing request's own
-    // client callback, and this client's disconnect may be waiting behind it (then `#closed` releases).
-    afterDeliveredIo(() => {
-      if (!this.#done) this.#forward(lease);
+    // client callback, and this client's disconnect may be waiting behind it. One turn on, its socket says
+    // so (the response's close, which `#closed` hears, comes two turns later): then it is dropped here.
+    setImmediate(() => {
+      if (this.#done) return;
+      if (clientLeft(this.#req.socket)) this.#closed();
+      else this.#forward(lease);
     });
   }
 

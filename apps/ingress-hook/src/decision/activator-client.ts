@@ -92,6 +92,40 @@ export function httpActivatorClient(opts: HttpActivatorOptions): ActivatorClient
   };
 }
 
+/** What an activator in this process answers to one activation: `/v1/activate`'s status, body and headers. */
+export interface ActivateAnswerValue {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * An activator in the same process (`thaw up`): `/v1/activate`'s answer as a value, read as the HTTP client
+ * reads the JSON, with no Request, body stream, JSON or timer between hook and activator. The activator's
+ * own timeout (the request's `timeoutMs`) ends the wait.
+ */
+export function inProcessActivatorClient(
+  call: (req: ActivateRequest, header: (name: string) => string | null) => Promise<ActivateAnswerValue>,
+): ActivatorClient {
+  return {
+    async activate(body, trace) {
+      // The trace context as the HTTP client would send it, for the activator's span to continue.
+      const header = (name: string) =>
+        name === TRACEPARENT_HEADER
+          ? (trace?.traceparent ?? null)
+          : name === TRACESTATE_HEADER
+            ? (trace?.tracestate ?? null)
+            : null;
+      try {
+        const a = await call(body, header);
+        return outcomeOfAnswer(a.status, a.body, a.headers["retry-after"] ?? null);
+      } catch (err) {
+        return { kind: "unavailable", message: `activator failed: ${describe(err)}`, transient: true };
+      }
+    },
+  };
+}
+
 async function outcomeOf(res: Response): Promise<ActivationOutcome> {
   const text = await res.text();
   let json: unknown;
@@ -100,19 +134,29 @@ async function outcomeOf(res: Response): Promise<ActivationOutcome> {
   } catch {
     json = undefined;
   }
-  if (res.status === 200) {
+  return outcomeOfAnswer(res.status, json, res.headers.get("retry-after"));
+}
+
+/** One answer of `/v1/activate` (status, JSON body, Retry-After) as an outcome. */
+function outcomeOfAnswer(status: number, json: unknown, retryAfter: string | null): ActivationOutcome {
+  if (status === 200) {
     const endpoints = (json as Partial<ActivateResponse> | undefined)?.endpoints;
     if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string")) {
       return { kind: "unavailable", message: "activator answered 200 without an endpoints list" };
     }
-    return { kind: "ready", endpoints, coldStart: (json as ActivateResponse).coldStart === true };
+    // A copy: the hook keeps the list, and an in-process answer's is the activator's own.
+    return {
+      kind: "ready",
+      endpoints: [...endpoints],
+      coldStart: (json as ActivateResponse).coldStart === true,
+    };
   }
   const err = (json as Partial<ApiError> | undefined)?.error;
-  const message = typeof err?.message === "string" ? err.message : `HTTP ${res.status}`;
+  const message = typeof err?.message === "string" ? err.message : `HTTP ${status}`;
   const code = typeof err?.code === "string" ? err.code : "";
-  const retryAfterSeconds = parseRetryAfter(res.headers.get("retry-after"));
-  if (res.status === 404 || code === ErrorCode.ERR_UNKNOWN_REVISION) return { kind: "unknown", message };
-  if (res.status === 504 || code === ErrorCode.ERR_ACTIVATION_TIMEOUT) {
+  const retryAfterSeconds = parseRetryAfter(retryAfter);
+  if (status === 404 || code === ErrorCode.ERR_UNKNOWN_REVISION) return { kind: "unknown", message };
+  if (status === 504 || code === ErrorCode.ERR_ACTIVATION_TIMEOUT) {
     const detail = typeof err?.detail === "string" && err.detail !== "" ? err.detail : undefined;
     return { kind: "timeout", retryAfterSeconds, message, ...(detail ? { detail } : {}) };
   }
@@ -120,11 +164,11 @@ async function outcomeOf(res: Response): Promise<ActivationOutcome> {
     const cause = typeof err?.detail === "string" && err.detail !== "" ? err.detail : message;
     return { kind: "failed", retryAfterSeconds, message: cause };
   }
-  if (res.status === 401) {
+  if (status === 401) {
     return { kind: "unavailable", message: `activator refused the hook's credentials: ${message}` };
   }
-  const failed = { kind: "unavailable", message: `activator answered ${res.status}: ${message}` } as const;
-  return res.status >= 500 ? { ...failed, transient: true } : failed;
+  const failed = { kind: "unavailable", message: `activator answered ${status}: ${message}` } as const;
+  return status >= 500 ? { ...failed, transient: true } : failed;
 }
 
 function parseRetryAfter(v: string | null): number | undefined {

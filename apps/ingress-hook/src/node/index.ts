@@ -1,5 +1,6 @@
 /** @thaw/ingress-hook/node: the forward-auth service on Node and its config-file loader. */
 export { loadHookConfig, serviceRoutesOf, warmRulesOf } from "./config-file.js";
+export { nodeConnectionEnded } from "./connection-ended.js";
 export {
   createHook,
   type HookService,

@@ -18,6 +18,7 @@ import {
 import { type WatchHandle, watchEndpoints } from "../decision/watch.js";
 import { forwardAuthApp } from "../forward-auth.js";
 import { type HookMetrics, hookMetrics } from "../metrics.js";
+import { nodeConnectionEnded } from "./connection-ended.js";
 
 /** Options of {@link startIngressHook}. */
 export interface HookServiceOptions
@@ -150,7 +151,7 @@ export function hookServiceApp(
   metrics: HookMetrics = hookMetrics(hook),
 ): Hono {
   const app = new Hono();
-  const fa = forwardAuthApp(hook);
+  const fa = forwardAuthApp(hook, { connectionEnded: nodeConnectionEnded });
   app.get("/healthz", (c) => (draining() ? c.text("draining", 503) : c.text("ok")));
   app.use("*", async (c, next) => {
     const query = new URL(c.req.url).searchParams.get("token");

@@ -1,4 +1,5 @@
 /** @thaw/protocol/node: the Node-only pieces of the protocol shared by Thaw's Node servers (sockets, h2). */
+export * from "./client-left.js";
 export * from "./credential-guard.js";
 export {
   guardH2Server,
