@@ -60,7 +60,20 @@ describe("thaw up diagnoses a broken app", () => {
     {
       name: "a command that does not exist",
       command: ["no-such-binary-xyz"],
-      cause: /no such command: no-such-binary-xyz/,
+      cause:
+        /no such command: no-such-binary-xyz \(run\.command\[0\]: not found on PATH or relative to run\.cwd\)/,
+    },
+    {
+      name: "a relative command that does not exist",
+      command: ["./bin/no-such-app"],
+      cause: /no such command: \.\/bin\/no-such-app \(run\.command\[0\]/,
+    },
+    {
+      // The shell exists: the command missing is the one its script runs, and the shell's words say which.
+      name: "a shell script whose command does not exist",
+      command: ["sh", "-c", "echo starting; no-such-tool-xyz --port $PORT"],
+      cause:
+        /no such command: no-such-tool-xyz, run by sh \(exit code 127\); last output: starting \| .*no-such-tool-xyz: not found/,
     },
   ])("$name", async ({ command, cause }) => {
     const { up } = await start("thaw-broken", service(command));
@@ -71,6 +84,8 @@ describe("thaw up diagnoses a broken app", () => {
     const body = JSON.parse(r.body) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("ERR_REVISION_FAILED");
     expect(body.error.message).toMatch(cause);
+    // The spare launcher's own words (`thaw-spare-app: 4: exec: ...`) name nothing the user wrote.
+    expect(body.error.message).not.toContain("thaw-spare-app");
     expect(r.headers["retry-after"]).toMatch(/^\d+$/);
     // Answered at the first failed start, not at the revision's timeout.
     expect(waited).toBeLessThan((TIMEOUT_S * 1000) / 2);
