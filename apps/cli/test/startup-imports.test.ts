@@ -1,7 +1,8 @@
 /**
  * Each command loads what it needs and no more (issue 27 point 3): the real bin, a child process, with a
  * module hook logging every URL it resolves. `--help`, `validate` and `k8s render` must not load the
- * Kubernetes client, the autoscaler service or the forward-auth service, which cost them a second or more
+ * Kubernetes client, the autoscaler service, the forward-auth service (a second or more on a busy machine)
+ * or the autoscaler library's decider and simulator
  * (bench/startup.mjs measures the times; this checks the cause without a clock).
  */
 import { spawnSync } from "node:child_process";
@@ -33,6 +34,8 @@ function resolvedBy(args: string[]): string[] {
 const HEAVY = [
   /\/@kubernetes\/client-node\//,
   /\/apps\/autoscaler\/dist\/index\.js$/,
+  // The decider, windows and simulator: a config check needs @thaw/autoscaler/settings alone.
+  /\/packages\/autoscaler\/dist\/index\.js$/,
   /\/apps\/ingress-hook\/dist\/node\/index\.js$/,
   /\/@opentelemetry\//,
 ];
