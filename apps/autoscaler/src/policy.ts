@@ -11,7 +11,7 @@ import {
   type ScaleSettings,
   type ScheduleWindow,
   scaleSettingsFor,
-} from "@thaw/autoscaler";
+} from "@thaw/autoscaler/settings";
 
 /** Everything the service needs to scale one revision, resolved from config-autoscaler keys and annotations. */
 export interface RevisionPolicy {

@@ -4,6 +4,7 @@
  */
 import type { Command } from "@thaw/command-line";
 import { TRACING_ENV_VARS } from "@thaw/protocol/otel";
+import { DEFAULT_RENDER_OPTIONS as D } from "./k8s/options.js";
 
 /** Where every command looks for its config unless told. */
 export const DEFAULT_CONFIG = "thaw.config.yaml";
@@ -52,13 +53,66 @@ export const VALIDATE: Command = {
   maxPositionals: 1,
 };
 
-/** `thaw k8s`: only a dispatcher; `thaw k8s render` has its own table (k8s/). */
+/** `thaw k8s render`. */
+export const RENDER: Command = {
+  name: "thaw k8s render",
+  summary:
+    "writes the Kubernetes manifests (kustomize) of the config's `kubernetes:` services and of the platform (activator, autoscaler, ingress hook, RBAC, ingress routes)",
+  flags: [
+    { ...config, help: "the config to render" },
+    {
+      name: "--out",
+      short: "-o",
+      value: "DIR",
+      help: "write the tree under DIR, removing the files the last render there wrote and this one does not (default: print every file to stdout)",
+    },
+    {
+      name: "--image-registry",
+      value: "PREFIX",
+      default: D.imageRegistry,
+      help: "where the Thaw images come from (a placeholder: set yours)",
+    },
+    { name: "--image-tag", value: "TAG", default: D.imageTag, help: "the tag of every Thaw image" },
+    {
+      name: "--system-namespace",
+      value: "NAME",
+      default: D.systemNamespace,
+      help: "the namespace of the activator, autoscaler and hook",
+    },
+    {
+      name: "--ingress-namespaces",
+      value: "A,B",
+      default: D.ingressNamespaces.join(","),
+      help: "namespaces whose ingress pods may reach the queue-proxies",
+    },
+    {
+      name: "--ingress-class",
+      value: "NAME",
+      default: D.ingressClass,
+      help: "the IngressClass of the ingress-nginx Ingresses",
+    },
+    {
+      name: "--gateway",
+      value: "NAMESPACE/NAME",
+      default: `${D.gateway.namespace}/${D.gateway.name}`,
+      help: "the Gateway the HTTPRoutes attach to",
+    },
+    {
+      name: "--istio-namespace",
+      value: "NAME",
+      default: D.istioNamespace,
+      help: "the namespace of Istio's ingress gateway",
+    },
+  ],
+};
+
+/** `thaw k8s`: only a dispatcher to its commands. */
 export const K8S: Command = {
   name: "thaw k8s",
   summary: "Kubernetes: render manifests for a config",
-  usage: "render [flags]",
+  usage: "render [flags]   (thaw k8s render --help)",
   flags: [],
-  commands: [{ name: "render", summary: "Kubernetes manifests (kustomize) for the config" }],
+  commands: [{ name: "render", summary: "Kubernetes manifests (kustomize) for the config and the platform" }],
 };
 
 /** `thaw`. */

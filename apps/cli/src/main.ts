@@ -6,7 +6,7 @@
  */
 import { helpText } from "@thaw/command-line";
 import { exitWithUsageError, readCommandLine } from "@thaw/command-line/node";
-import { DEFAULT_CONFIG, K8S, THAW, UP, VALIDATE } from "./commands.js";
+import { DEFAULT_CONFIG, K8S, RENDER, THAW, UP, VALIDATE } from "./commands.js";
 import { LOG_FORMATS } from "./format.js";
 
 async function main(argv: string[]): Promise<number> {
@@ -30,15 +30,10 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(helpText(K8S));
       return 2;
     }
-    const args = k8s.command.argv;
-    const { K8S_USAGE, k8sRenderCommand } = await import("./k8s/command.js");
-    // `thaw k8s render` reads its own flags (k8s/command.ts); help and version are answered the same way here.
-    if (args.some((a) => a === "--help" || a === "-h")) {
-      process.stdout.write(`thaw k8s render: ${K8S.commands?.[0]?.summary}\n\n${K8S_USAGE}\n`);
-      return 0;
-    }
-    if (args.includes("--version")) readCommandLine(K8S, ["--version"], import.meta.url); // exits
-    const r = await k8sRenderCommand(args);
+    // Help, version and mistakes are answered from the table before the render code is loaded.
+    readCommandLine(RENDER, k8s.command.argv, import.meta.url);
+    const { k8sRenderCommand } = await import("./k8s/command.js");
+    const r = await k8sRenderCommand(k8s.command.argv);
     process.stdout.write(r.stdout);
     process.stderr.write(r.stderr);
     return r.code;

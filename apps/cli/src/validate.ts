@@ -2,7 +2,8 @@ import { dirname, resolve } from "node:path";
 import { formatIssues, type ThawConfig } from "@thaw/config";
 import { loadConfigFile } from "@thaw/config/node";
 import type { WaitingPage } from "@thaw/ingress-hook";
-import { loadWaitingPages } from "@thaw/ingress-hook/node";
+// The loader alone: the package's node entry would load the whole forward-auth service (bench/startup.mjs).
+import { loadWaitingPages } from "@thaw/ingress-hook/waiting-pages";
 import { type ResolvedService, resolveServices } from "./config-check.js";
 
 /** A config file read and checked in full, or every issue found in it. */

@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { request } from "./support/stack-harness.js";
 import { startUp, type UpRun, until } from "./support/up-process.js";
@@ -32,18 +31,6 @@ async function start(name: string, lines: string[]): Promise<UpRun> {
   return run;
 }
 
-/** A free loopback port, found by binding 0 and letting go. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function revisionStatus(url: string): Promise<{ podProblem: string | null }> {
   const r = await fetch(`${url}/_thaw/api/revisions`);
   const all = (await r.json()) as { name: string; podProblem: string | null }[];
@@ -60,7 +47,20 @@ describe("thaw up diagnoses a broken app", () => {
     {
       name: "a command that does not exist",
       command: ["no-such-binary-xyz"],
-      cause: /no such command: no-such-binary-xyz/,
+      cause:
+        /no such command: no-such-binary-xyz \(run\.command\[0\]: not found on PATH or relative to run\.cwd\)/,
+    },
+    {
+      name: "a relative command that does not exist",
+      command: ["./bin/no-such-app"],
+      cause: /no such command: \.\/bin\/no-such-app \(run\.command\[0\]/,
+    },
+    {
+      // The shell exists: the command missing is the one its script runs, and the shell's words say which.
+      name: "a shell script whose command does not exist",
+      command: ["sh", "-c", "echo starting; no-such-tool-xyz --port $PORT"],
+      cause:
+        /no such command: no-such-tool-xyz, run by sh \(exit code 127\); last output: starting \| .*no-such-tool-xyz: not found/,
     },
   ])("$name", async ({ command, cause }) => {
     const { up } = await start("thaw-broken", service(command));
@@ -71,6 +71,8 @@ describe("thaw up diagnoses a broken app", () => {
     const body = JSON.parse(r.body) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("ERR_REVISION_FAILED");
     expect(body.error.message).toMatch(cause);
+    // The spare launcher's own words (`thaw-spare-app: 4: exec: ...`) name nothing the user wrote.
+    expect(body.error.message).not.toContain("thaw-spare-app");
     expect(r.headers["retry-after"]).toMatch(/^\d+$/);
     // Answered at the first failed start, not at the revision's timeout.
     expect(waited).toBeLessThan((TIMEOUT_S * 1000) / 2);
@@ -101,16 +103,17 @@ describe("thaw up diagnoses a broken app", () => {
   });
 
   it("an app that listens on another port than $PORT", async () => {
-    const other = await freePort();
-    const app = `require('node:http').createServer((q, s) => s.end('hi')).listen(${other}, '127.0.0.1')`;
+    // Port 0: a port the kernel picks, so no other process can hold it first (a port found free and then
+    // released could be taken before the app binds it, and the app would exit instead).
+    const app = "require('node:http').createServer((q, s) => s.end('hi')).listen(0, '127.0.0.1')";
     const { up } = await start("thaw-wrongport", service([process.execPath, "-e", app]));
     const r = await request(up.url, { headers: { Host: "broken.localhost" } });
     expect(r.status).toBe(503);
     const message = (JSON.parse(r.body) as { error: { message: string } }).error.message;
-    expect(message).toMatch(
-      new RegExp(`app listens on ${other}, not on \\$PORT=\\d+: read the port from the PORT`),
-    );
-    expect((await revisionStatus(up.url)).podProblem).toContain(`listens on ${other}`);
+    const said = /app listens on (\d+), not on \$PORT=(\d+): read the port from the PORT/.exec(message);
+    expect(said, message).not.toBeNull();
+    expect(said?.[1]).not.toBe(said?.[2]);
+    expect((await revisionStatus(up.url)).podProblem).toContain(`listens on ${said?.[1]}`);
   });
 
   it("an app that never listens: the timeout names what was seen, once", async () => {

@@ -74,6 +74,29 @@ describe("thaw validate (the bin)", () => {
     ]);
   });
 
+  it("shows numbers as the user wrote them, and says the rule a bad probe port breaks", async () => {
+    const r = await validate(
+      [
+        "services:",
+        "  - name: a",
+        "    hosts: [a.localhost]",
+        "    autoscaling: { target: 0, max-scale: -1, panic-window-percentage: 500, min-scale: abc }",
+        "    readinessProbe: { httpGet: { path: /, port: 99999 } }",
+        RUN,
+      ].join("\n"),
+    );
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual(
+      expect.arrayContaining([
+        "services[0].autoscaling.target: 0 must be ≥ 0.01",
+        "services[0].autoscaling.max-scale: -1 must be a whole number ≥ 0",
+        "services[0].autoscaling.panic-window-percentage: 500 must be in [1, 100]",
+        'services[0].autoscaling.min-scale: "abc" is not a 32-bit whole number (Go\'s strconv.ParseInt); it must be a whole number ≥ 0',
+        "services[0].readinessProbe.httpGet.port: invalid value: 99999; a probe port must be a TCP port, 1 to 65535 (or left out for the container's own port)",
+      ]),
+    );
+  });
+
   it("points a YAML error at the line and column to fix (an unclosed quote on line 7)", async () => {
     const r = await validate(
       'services:\n  - name: a\n    hosts: [a.localhost]\n    run:\n      command: [x]\n      env:\n        A: "1\n    paths: [/x]\n',

@@ -49,6 +49,14 @@ export const ANNOTATION_KEYS: readonly string[] = [
   "metric-aggregation-algorithm",
 ];
 
+/**
+ * A value in a message as its writer sees it: a number bare (`0`, `-1`, `1.5`: YAML or JSON numbers come
+ * here as strings), anything else quoted, so `max-scale: abc` and `max-scale: ""` stay visible.
+ */
+function shown(value: string): string {
+  return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value) ? value : JSON.stringify(value);
+}
+
 function camel(key: string): string {
   return key.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
@@ -87,11 +95,11 @@ export function parseAnnotations(
       const what = int
         ? `a ${int}-bit whole number (Go's ${int === 64 ? "strconv.Atoi" : "strconv.ParseInt"})`
         : "a number (Go's strconv.ParseFloat)";
-      issues.push({ path: e[0], message: `${JSON.stringify(e[1])} is not ${what}; it must be ${range}` });
+      issues.push({ path: e[0], message: `${shown(e[1])} is not ${what}; it must be ${range}` });
       return undefined;
     }
     if (n < lo || n > hi) {
-      issues.push({ path: e[0], message: `${JSON.stringify(e[1])} must be ${range}` });
+      issues.push({ path: e[0], message: `${shown(e[1])} must be ${range}` });
       return undefined;
     }
     return n;
@@ -109,7 +117,7 @@ export function parseAnnotations(
     if (ms === undefined || ms < lo || ms > hi || (wholeSeconds && ms % 1000 !== 0)) {
       issues.push({
         path: e[0],
-        message: `${JSON.stringify(e[1])} must be a Go duration in ${range}${wholeSeconds ? ", whole seconds" : ""}`,
+        message: `${shown(e[1])} must be a Go duration in ${range}${wholeSeconds ? ", whole seconds" : ""}`,
       });
       return undefined;
     }
@@ -127,7 +135,7 @@ export function parseAnnotations(
     ) {
       issues.push({
         path: cls[0],
-        message: `${JSON.stringify(c)} must be kpa.autoscaling.knative.dev or hpa.autoscaling.knative.dev`,
+        message: `${shown(c)} must be kpa.autoscaling.knative.dev or hpa.autoscaling.knative.dev`,
       });
     } else value.class = c;
   }
@@ -143,7 +151,7 @@ export function parseAnnotations(
       (klass === "hpa.autoscaling.knative.dev" && m === "")
     ) {
       const want = klass === "hpa.autoscaling.knative.dev" ? "a metric name" : "concurrency or rps";
-      issues.push({ path: metric[0], message: `${JSON.stringify(m)} must be ${want}` });
+      issues.push({ path: metric[0], message: `${shown(m)} must be ${want}` });
     }
   }
   const set = <K extends keyof RevisionAnnotations>(k: K, v: RevisionAnnotations[K] | undefined) => {
@@ -155,7 +163,7 @@ export function parseAnnotations(
   if (tbc) {
     const n = parseGoFloat(tbc[1]);
     if (n === undefined || (n < 0 && n !== -1)) {
-      issues.push({ path: tbc[0], message: `${JSON.stringify(tbc[1])} must be ≥ 0 or exactly -1` });
+      issues.push({ path: tbc[0], message: `${shown(tbc[1])} must be ≥ 0 or exactly -1` });
     } else value.targetBurstCapacity = n;
   }
   set("windowMs", dur("window", WINDOW_MIN_MS, WINDOW_MAX_MS, "[6s, 1h]", true));
@@ -196,7 +204,7 @@ export function parseAnnotations(
     else if (a === "weighted-exponential" || a === "weightedExponential") {
       value.metricAggregationAlgorithm = "weighted";
     } else if (cls?.[1] === "kpa.autoscaling.knative.dev") {
-      issues.push({ path: agg[0], message: `${JSON.stringify(a)} must be linear or weighted-exponential` });
+      issues.push({ path: agg[0], message: `${shown(a)} must be linear or weighted-exponential` });
     }
   }
   const pd = annotations[PROGRESS_DEADLINE_ANNOTATION];
@@ -205,7 +213,7 @@ export function parseAnnotations(
     if (ms === undefined || ms <= 0) {
       issues.push({
         path: PROGRESS_DEADLINE_ANNOTATION,
-        message: `${JSON.stringify(pd)} must be a positive Go duration`,
+        message: `${shown(pd)} must be a positive Go duration`,
       });
     } else value.progressDeadlineMs = ms;
   }

@@ -3,7 +3,7 @@ import {
   DEFAULT_AUTOSCALER_CONFIG,
   parseAutoscalerConfig,
   parseAutoscalingBlock,
-} from "@thaw/autoscaler";
+} from "@thaw/autoscaler/settings";
 import type { ConfigIssue } from "./parse.js";
 
 function isRecord(x: unknown): x is Record<string, unknown> {

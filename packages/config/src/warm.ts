@@ -1,4 +1,4 @@
-import { parseSchedules, scheduleOverlapIssues } from "@thaw/autoscaler";
+import { parseSchedules, scheduleOverlapIssues } from "@thaw/autoscaler/settings";
 import type { ConfigIssue } from "./parse.js";
 
 function isRecord(x: unknown): x is Record<string, unknown> {

@@ -1,76 +1,51 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { helpText, parseCommandLine } from "@thaw/command-line";
+import { packageVersion } from "@thaw/command-line/node";
 import { formatIssues } from "@thaw/config";
+import { DEFAULT_CONFIG, RENDER } from "../commands.js";
 import { loadAndCheck } from "../validate.js";
 import { renderOptionError } from "./flag-rules.js";
 import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from "./options.js";
 import { renderKubernetes } from "./render.js";
 import { pruneRendered } from "./rendered-list.js";
 
-/** Usage of `thaw k8s render`. */
-export const K8S_USAGE = `usage: thaw k8s render [--config thaw.config.yaml] [--out dir]
-  [--image-registry ghcr.io/thaw-dev] [--image-tag 0.1.0] [--system-namespace thaw-system]
-  [--ingress-class nginx] [--gateway default/eg] [--istio-namespace istio-system]
-  [--ingress-namespaces ingress-nginx,envoy-gateway-system,istio-system]`;
-
-/** Parsed arguments of `thaw k8s render`, or the message for a bad one. */
-export function parseRenderArgs(
-  argv: readonly string[],
-):
+/** What a command line of `thaw k8s render` asks for: a render, its help or version, or a mistake. */
+export type RenderArgs =
   | { ok: true; config: string; out: string | undefined; options: RenderOptions }
-  | { ok: false; error: string; usage?: boolean } {
-  let config = "thaw.config.yaml";
-  let out: string | undefined;
+  | { ok: false; kind: "help" | "version" | "error"; error?: string };
+
+/**
+ * Reads `thaw k8s render`'s command line against its table (commands.ts, so `--help` lists exactly what
+ * is read), then checks each value against the rule the API server or the registry would apply.
+ */
+export function parseRenderArgs(argv: readonly string[]): RenderArgs {
+  const parsed = parseCommandLine(RENDER, argv);
+  if (parsed.kind === "error") return { ok: false, kind: "error", error: parsed.message };
+  if (parsed.kind !== "ok") return { ok: false, kind: parsed.kind };
+  const f = parsed.flags;
+  const empty = Object.keys(f).find((k) => f[k] === "");
+  if (empty) return { ok: false, kind: "error", error: `${empty} needs a value` };
   const options: RenderOptions = { ...DEFAULT_RENDER_OPTIONS };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i] as string;
-    const [flag, inline] =
-      raw.startsWith("--") && raw.includes("=") ? raw.split(/=(.*)/s, 2) : [raw, undefined];
-    const take = (): string | undefined => inline ?? argv[++i];
-    const v = take();
-    if (v === undefined || v === "") return { ok: false, error: `${flag} needs a value` };
-    switch (flag) {
-      case "--config":
-      case "-c":
-        config = v;
-        break;
-      case "--out":
-      case "-o":
-        out = v;
-        break;
-      case "--image-registry":
-        options.imageRegistry = v.replace(/\/$/, "");
-        break;
-      case "--image-tag":
-        options.imageTag = v;
-        break;
-      case "--system-namespace":
-        options.systemNamespace = v;
-        break;
-      case "--ingress-class":
-        options.ingressClass = v;
-        break;
-      case "--istio-namespace":
-        options.istioNamespace = v;
-        break;
-      case "--ingress-namespaces":
-        options.ingressNamespaces = v.split(",").map((n) => n.trim());
-        break;
-      case "--gateway": {
-        const [namespace, name, extra] = v.split("/");
-        if (!namespace || !name || extra !== undefined) {
-          return { ok: false, error: `--gateway must be namespace/name, got ${v}`, usage: false };
-        }
-        options.gateway = { namespace, name };
-        break;
-      }
-      default:
-        return { ok: false, error: `unknown argument ${flag}` };
+  if (f["--image-registry"] !== undefined) options.imageRegistry = f["--image-registry"].replace(/\/$/, "");
+  if (f["--image-tag"] !== undefined) options.imageTag = f["--image-tag"];
+  if (f["--system-namespace"] !== undefined) options.systemNamespace = f["--system-namespace"];
+  if (f["--ingress-class"] !== undefined) options.ingressClass = f["--ingress-class"];
+  if (f["--istio-namespace"] !== undefined) options.istioNamespace = f["--istio-namespace"];
+  if (f["--ingress-namespaces"] !== undefined) {
+    options.ingressNamespaces = f["--ingress-namespaces"].split(",").map((n) => n.trim());
+  }
+  const gateway = f["--gateway"];
+  if (gateway !== undefined) {
+    const [namespace, name, extra] = gateway.split("/");
+    if (!namespace || !name || extra !== undefined) {
+      return { ok: false, kind: "error", error: `--gateway must be namespace/name, got ${gateway}` };
     }
+    options.gateway = { namespace, name };
   }
   const bad = renderOptionError(options);
-  if (bad) return { ok: false, error: bad, usage: false };
-  return { ok: true, config, out, options };
+  if (bad) return { ok: false, kind: "error", error: bad };
+  return { ok: true, config: f["--config"] ?? DEFAULT_CONFIG, out: f["--out"], options };
 }
 
 /** `thaw k8s render`: writes the tree under `--out`, or prints every file to stdout; exit code and text. */
@@ -79,9 +54,12 @@ export async function k8sRenderCommand(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const args = parseRenderArgs(argv);
   if (!args.ok) {
-    // A bad value is one line naming the flag and the rule; an unknown or missing flag adds the usage.
-    const usage = args.usage === false ? "" : `${K8S_USAGE}\n`;
-    return { code: 2, stdout: "", stderr: `thaw k8s render: ${args.error}\n${usage}` };
+    if (args.kind === "help") return { code: 0, stdout: helpText(RENDER), stderr: "" };
+    if (args.kind === "version") {
+      return { code: 0, stdout: `thaw ${packageVersion(import.meta.url)}\n`, stderr: "" };
+    }
+    // Every mistake is one line naming the flag (and the flag meant, or the rule its value breaks).
+    return { code: 2, stdout: "", stderr: `${RENDER.name}: ${args.error}\n` };
   }
   const loaded = await loadAndCheck(args.config);
   if (!loaded.ok) return { code: 1, stdout: "", stderr: `${formatIssues(loaded.issues, args.config)}\n` };

@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service";
+import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service/leader-lease";
 import { fieldEnv, valueEnv } from "./env.js";
 import { CONFIG_PATH, imageOf, type RenderOptions, TOKEN_SECRET } from "./options.js";
 

@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service";
+import { DEFAULT_LEASE_NAME } from "@thaw/autoscaler-service/leader-lease";
 import { PART_OF, type RenderOptions } from "./options.js";
 import type { K8sObject } from "./service.js";
 

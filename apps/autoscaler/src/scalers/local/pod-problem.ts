@@ -1,3 +1,5 @@
+import { LAUNCHER_NAME } from "./spare-launcher.js";
+
 /**
  * Why a local pod is not serving, in words for the person who wrote the service: what `thaw up` prints, the
  * dashboard shows, and held requests are answered with. `failing` problems will not go away by waiting (held
@@ -39,9 +41,12 @@ export function withBackoff(
 const NOT_FOUND = 127;
 const NOT_EXECUTABLE = 126;
 
+/** The command a shell could not find, from its message (dash `sh: 1: x: not found`, bash `x: command not found`). */
+const SHELL_NOT_FOUND = /(?:^|: )([^\s:]+): (?:command )?not found$/;
+
 /**
  * The problem of an app that exited on its own before its pod was ready: its exit code or signal, what that
- * code usually means, and the last lines it printed.
+ * code usually means, and the last lines it printed (not the spare launcher's own, which name no app).
  */
 export function exitProblem(
   exit: number | string,
@@ -49,16 +54,25 @@ export function exitProblem(
   lastLines: readonly string[],
 ): PodProblem {
   const program = command[0] ?? "";
-  const said = lastLines.join("\n");
+  const said = lastLines.filter((l) => !l.startsWith(`${LAUNCHER_NAME}:`));
+  const missing =
+    exit === NOT_FOUND ? lastLines.map((l) => SHELL_NOT_FOUND.exec(l)?.[1]).findLast(Boolean) : undefined;
   let message: string;
-  if (exit === "ENOENT" || (exit === NOT_FOUND && /not found|No such file/i.test(said))) {
+  if (
+    exit === "ENOENT" ||
+    missing === program ||
+    (exit === NOT_FOUND && !missing && /No such file/i.test(lastLines.join("\n")))
+  ) {
     message = `no such command: ${program} (run.command[0]: not found on PATH or relative to run.cwd)`;
+  } else if (missing) {
+    // The program ran (a shell, a script) and it could not find a command it runs.
+    message = `no such command: ${missing}, run by ${program} (exit code 127)`;
   } else if (exit === NOT_EXECUTABLE) {
     message = `cannot run ${program}: it is not an executable program (run.command[0]; check its mode)`;
   } else {
     message = `app ${ended(exit)} before it was ready`;
   }
-  const tail = lastLines.slice(-5);
+  const tail = said.slice(-5);
   if (tail.length > 0) message += `; last output: ${tail.join(" | ")}`;
   return { severity: "failing", message };
 }

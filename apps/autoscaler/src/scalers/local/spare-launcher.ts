@@ -12,9 +12,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 const PROGRAM =
   's=; while IFS= read -r l; do if [ "$l" = "$1" ]; then eval "$s"; exit 127; fi; s="$s$l\n"; done';
 
+/** The launcher shell's `$0`: how its own messages begin (`thaw-spare-app: 4: exec: x: not found`). */
+export const LAUNCHER_NAME = "thaw-spare-app";
+
 /** argv of a waiting launcher; `end` is the line that ends its launch script (random per launcher). */
 export function launcherCommand(end: string): string[] {
-  return ["/bin/sh", "-c", PROGRAM, "thaw-spare-app", end];
+  return ["/bin/sh", "-c", PROGRAM, LAUNCHER_NAME, end];
 }
 
 /** `s` as one shell word. */
