@@ -185,6 +185,7 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     const gapMs = 500;
     const quietMs = Number.parseInt(DRAIN_QUIET_PERIOD, 10) * 1000;
     expect(n * gapMs).toBeGreaterThan(quietMs + 3000);
+    expect((await get("/before-streams")).lost).toEqual([]);
     await eventually(
       async () => ((await hello()).status.readyReplicas ?? 0) >= 1 || undefined,
       60_000,
