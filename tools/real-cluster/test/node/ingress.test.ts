@@ -91,10 +91,20 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
         ? ""
         : await t().kubectl(["-n", "thaw-system", "logs", "deployment/thaw-ingress-hook", "--tail=20"]);
     expect(through, `warm requests through the activator; the hook's log:\n${hookLog}`).toBe(0);
-    // Ready through the kubelet's own probe of the queue-proxy (K-Network-Probe), never restarted.
-    const [pod] = await t().pods("apps", "hello");
-    expect(pod?.status.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
-    expect(pod?.status.containerStatuses?.map((c) => [c.name, c.ready, c.restartCount]).sort()).toEqual([
+    // Ready through the kubelet's own probe of the queue-proxy (K-Network-Probe), never restarted. The pod
+    // that served may be new (hello went to zero after the install): the activator probes it and serves it
+    // before the kubelet's first passing probe, which its 10 s period may put seconds later.
+    const served = [...r.pods][0] ?? "";
+    const containers = await eventually(
+      async () => {
+        const pod = (await t().pods("apps", "hello")).find((p) => p.metadata.name === served);
+        const ready = pod?.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+        return ready ? pod?.status.containerStatuses : undefined;
+      },
+      30_000,
+      async () => `${served} not Ready by the kubelet: ${await helloPods()}`,
+    );
+    expect(containers.map((c) => [c.name, c.ready, c.restartCount]).sort()).toEqual([
       ["queue-proxy", true, 0],
       ["user-container", true, 0],
     ]);
