@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // The sample app for `thaw up`: waits STARTUP_DELAY_MS before it listens (a slow cold start), then answers
-// every request with its pod name, so you can watch requests spread over pods as Thaw scales up.
+// every request with its pod name, so you can watch requests spread over pods as Thaw scales up. Two
+// long-lived answers show streams going through Thaw (streams.mjs): GET /sse?n=&gapMs= (server-sent
+// events) and a websocket echo (any path with `Upgrade: websocket`).
 // Env: PORT (default 8080), STARTUP_DELAY_MS (default 800), WORK_MS (time spent per request, default 0),
 // SERVING_POD / HOSTNAME (the name it reports).
 import { createServer } from "node:http";
+import { acceptWebsocket, serveEvents } from "./streams.mjs";
 
 function intFromEnv(name, fallback) {
   const raw = process.env[name];
@@ -27,6 +30,11 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     return;
   }
+  const url = new URL(req.url ?? "/", "http://hello");
+  if (url.pathname === "/sse") {
+    serveEvents(url, res, pod);
+    return;
+  }
   const reply = () =>
     res
       .writeHead(200, { "content-type": "text/plain" })
@@ -35,6 +43,9 @@ const server = createServer((req, res) => {
   else reply();
 });
 
+server.on("upgrade", (req, socket) => acceptWebsocket(req, socket, pod));
+
+// Streams in flight (an SSE response, a websocket) keep the server open until they end.
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
 process.on("SIGINT", () => server.close(() => process.exit(0)));
 

@@ -7,6 +7,6 @@ ARG NODE_IMAGE=node:20.19-bookworm-slim
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
-COPY examples/hello/server.mjs ./server.mjs
+COPY examples/hello/server.mjs examples/hello/streams.mjs ./
 USER 1000:1000
 ENTRYPOINT ["node", "server.mjs"]

@@ -27,6 +27,8 @@ export interface ActivatorChainOptions {
   activatorArgs?: readonly string[];
   /** Hook options beyond the activator's address, token and services. */
   hook?: Partial<Omit<HookServiceOptions, "activatorUrl" | "activatorToken" | "services" | "port">>;
+  /** Where nginx sends activator-bound requests (default: the activator's port). */
+  nginxActivatorPort?: number;
 }
 
 /** nginx (infra/nginx/nginx.conf) -> the hook service -> the real @thaw/activator (Node), on loopback. */
@@ -92,7 +94,7 @@ export async function startActivatorChain(o: ActivatorChainOptions): Promise<Act
     },
   });
   await watching;
-  const { nginx, port, h2Port } = await startNginxForHook(hook.port, activator.port);
+  const { nginx, port, h2Port } = await startNginxForHook(hook.port, o.nginxActivatorPort ?? activator.port);
   return {
     activator,
     hook,

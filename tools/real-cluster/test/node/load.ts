@@ -10,6 +10,8 @@ export interface LoadResult {
   refused: string[];
   /** The pods that answered (the hello app names its pod in the body). */
   pods: Set<string>;
+  /** Each pod's last answer, by the test's clock (ms since the epoch). */
+  lastByPod: Map<string, number>;
   /** Every answer's time, ms, in the order they came. */
   ms: number[];
 }
@@ -20,6 +22,7 @@ export const emptyLoad = (): LoadResult => ({
   lost: [],
   refused: [],
   pods: new Set(),
+  lastByPod: new Map(),
   ms: [],
 });
 
@@ -37,7 +40,10 @@ export function oneRequest(
       r.byStatus[status] = (r.byStatus[status] ?? 0) + 1;
       r.ms.push(Date.now() - t0);
       const pod = body.match(/^hello from (\S+)/)?.[1];
-      if (pod) r.pods.add(pod);
+      if (pod) {
+        r.pods.add(pod);
+        r.lastByPod.set(pod, Date.now());
+      }
       if (detail) r.lost.push(detail);
       resolve();
     };
@@ -61,10 +67,9 @@ export function oneRequest(
   });
 }
 
-/** `n` requests at once (one connection each), recorded into one result. */
-export async function burst(url: string, host: string, n: number): Promise<LoadResult> {
+/** `n` requests at once (one connection each), recorded into `r` as they are answered. */
+export async function burst(url: string, host: string, n: number, r = emptyLoad()): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: false, maxSockets: n });
-  const r = emptyLoad();
   await Promise.all(Array.from({ length: n }, (_, i) => oneRequest(agent, `${url}/burst/${i}`, host, r)));
   agent.destroy();
   return r;
