@@ -46,6 +46,8 @@ export interface ThawOnNodeOptions {
   stableWindow?: string;
   scaleToZeroGracePeriod?: string;
   token?: string;
+  /** The example's WORK_MS, the time it spends on each request (default the example's 300). */
+  workMs?: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export interface ThawOnNodeOptions {
  */
 export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<ThawOnNode> {
   const token = o.token ?? "t0k3n";
-  const rendered = renderHello(o.stableWindow ?? "6s", o.scaleToZeroGracePeriod ?? "6s");
+  const rendered = renderHello(o.stableWindow ?? "6s", o.scaleToZeroGracePeriod ?? "6s", o.workMs);
   let cluster: NodeCluster | undefined;
   let nginx: IngressNginx | undefined;
   const stop = async () => {
@@ -149,10 +151,15 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
 }
 
 /** `thaw k8s render` (the built CLI) of the example with the given windows, into a fresh temp folder. */
-function renderHello(stableWindow: string, grace: string): string {
-  const config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
+function renderHello(stableWindow: string, grace: string, workMs: number | undefined): string {
+  let config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
     .replace("stable-window: 60s", `stable-window: ${stableWindow}`)
     .replace("scale-to-zero-grace-period: 30s", `scale-to-zero-grace-period: ${grace}`);
+  if (workMs !== undefined) {
+    if (!Number.isInteger(workMs) || workMs < 0)
+      throw new RangeError(`workMs must be a whole number >= 0, got ${workMs}`);
+    config = config.replace(/WORK_MS: "\d+"/, `WORK_MS: "${workMs}"`);
+  }
   const dir = mkdtempSync(join(tmpdir(), "thaw-on-node-"));
   writeFileSync(join(dir, "thaw.k8s.yaml"), config);
   const out = join(dir, "render");
