@@ -11,8 +11,10 @@
 // at once here (WORK_MS 0): the example's 300 ms of work per request would otherwise sit in the first byte.
 // Goal: under 100 ms at p50. The pod's Ready condition and its ready EndpointSlice entry are printed beside
 // the path: the activator probes the queue-proxy itself as soon as the pod is listed.
-// Env: THAW_BENCH_REAL_RUNS (default 5; 3 with THAW_BENCH_QUICK=1). Needs root and the binaries
+// Env: THAW_BENCH_REAL_RUNS (default 5; 3 with THAW_BENCH_QUICK=1); THAW_BENCH_LOGS=<dir> keeps each run's
+// moments and the logs of Thaw's pods and the app's pod there (the cluster is gone after the bench). Needs root and the binaries
 // (`npm run k8s:build`, `npm run coredns:build`, `npm run images`): without them it says so and skips.
+import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { loadavg } from "node:os";
 import { fixed, quantile, verdict } from "@thaw/bench-kit";
@@ -71,6 +73,27 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
     t.stop().finally(() => process.exit(1));
   });
 }
+/** Writes run `n`'s moments and every container log of Thaw and of the app's pod under `dir`. */
+async function keepLogs(dir, n, t0, sample) {
+  writeFileSync(`${dir}/run-${n}.json`, JSON.stringify({ t0, ...sample }, null, 1));
+  const logs = async (ns, args) =>
+    t.kubectl([
+      "-n",
+      ns,
+      "logs",
+      "--timestamps",
+      "--prefix",
+      "--tail=-1",
+      "--all-containers",
+      "--max-log-requests=20",
+      ...args,
+    ]);
+  writeFileSync(
+    `${dir}/run-${n}-thaw.log`,
+    await logs("thaw-system", ["-l", "app.kubernetes.io/part-of=thaw"]),
+  );
+  writeFileSync(`${dir}/run-${n}-app.log`, await logs("apps", [sample.pod]));
+}
 const samples = [];
 const loads = [];
 try {
@@ -91,6 +114,7 @@ try {
       const s = { ...m, thaw: thawShare(parts) };
       for (const p of parts) s[p.key] = p.ms;
       samples.push(s);
+      if (process.env.THAW_BENCH_LOGS) await keepLogs(process.env.THAW_BENCH_LOGS, i + 1, t0, s);
       console.log(
         `run ${i + 1}/${RUNS} (load ${loads.at(-1).toFixed(2)}): ` +
           `${parts.map((p) => `${p.key} ${p.ms}`).join(", ")}; first byte ${fb.ms} ms, Thaw's share ${s.thaw} ms` +
