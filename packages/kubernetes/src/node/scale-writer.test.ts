@@ -125,9 +125,9 @@ describe("ScaleWriter with an informer's view of the Deployment (emulated API se
       api.requests.filter((r) => r.path.endsWith("/scale")).map((r) => `${r.method} ${r.status}`),
     ).toEqual(["PATCH 200"]);
     const patch = api.requests.find((r) => r.method === "PATCH");
-    expect((patch?.body as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion).toBe(
-      view.resourceVersion,
-    );
+    expect(
+      (patch?.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion,
+    ).toBe(view.resourceVersion);
     expect(writer.status()).toMatchObject({ desired: 1, observed: 1, error: undefined });
   });
 
