@@ -18,4 +18,4 @@ WORKDIR /app
 COPY --from=build /out/queue-proxy/ ./
 # A numeric user, so kubelet can check runAsNonRoot; nothing is written at run time (read-only root fs).
 USER 1000:1000
-ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/queue-proxy/dist/main.js"]
+ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--initial-old-space-size=8", "apps/queue-proxy/dist/queue-proxy.mjs"]

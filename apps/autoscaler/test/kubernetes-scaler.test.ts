@@ -139,6 +139,16 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     }
   });
 
+  it("scales from zero with one PATCH once the Deployment was read: the cold start skips a GET", async () => {
+    const scaler = make();
+    await waitFor(() => scaler.replicas(rev) === 0, "the Deployment's count read");
+    await scaler.scale(rev, 1);
+    expect(replicas()).toBe(1);
+    expect(api.requests.filter((r) => r.path === SCALE).map((r) => `${r.method} ${r.status}`)).toEqual([
+      "PATCH 200",
+    ]);
+  });
+
   it("a follower writes no scale; once it leads, it does", async () => {
     const follower = make(false);
     await expect(follower.scale(rev, 2)).rejects.toMatchObject({ code: "ERR_NOT_LEADER" });

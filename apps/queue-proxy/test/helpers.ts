@@ -168,9 +168,9 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Runs the bin with `env` and waits for its "listening" line (or its exit). */
-export function runBin(env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, [BIN], {
+/** Runs the bin (or another entry file) with `env` and waits for its "listening" line (or its exit). */
+export function runBin(env: Record<string, string>, bin = BIN): Promise<Child> {
+  const proc = spawn(process.execPath, [bin], {
     env: { PATH: process.env["PATH"] ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

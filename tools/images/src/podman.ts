@@ -4,9 +4,10 @@
  * anything that runs containers without Kubernetes.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 /** Where images, layers and configs persist between runs (a second build reuses every cached layer). */
 export function defaultCacheDir(): string {
@@ -34,10 +35,16 @@ export const ULIMITS = ["nofile=20000:20000", "nproc=32768:32768"];
  */
 export function setupPodman(dir: string = defaultCacheDir()): Podman {
   const conf = join(dir, "conf");
+  // One run root per storage: two storages sharing one (another cache dir, e.g. through XDG_CACHE_HOME)
+  // would share its locks and mount records. The usual ~/.cache one keeps its historical path.
+  const suffix =
+    resolve(dir) === join(homedir(), ".cache", "thaw", "images")
+      ? ""
+      : `-${createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 12)}`;
   const runRoot =
     process.getuid?.() === 0
-      ? "/run/thaw-images"
-      : join(process.env.XDG_RUNTIME_DIR || join(dir, "run"), "thaw-images");
+      ? `/run/thaw-images${suffix}`
+      : join(process.env.XDG_RUNTIME_DIR || join(dir, "run"), `thaw-images${suffix}`);
   for (const d of [conf, join(dir, "storage"), join(dir, "logs"), runRoot]) mkdirSync(d, { recursive: true });
   const files: Record<string, string> = {
     "containers.conf": [

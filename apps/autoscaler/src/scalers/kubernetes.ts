@@ -108,7 +108,16 @@ export class KubernetesScaler implements Scaler {
       logger: this.#log,
       ...(o.backoffInitialMs ? { backoffInitialMs: o.backoffInitialMs } : {}),
     };
-    const writer = new ScaleWriter({ ...common, namespace: t.ns, deployment: t.deployment });
+    const writer = new ScaleWriter({
+      ...common,
+      namespace: t.ns,
+      deployment: t.deployment,
+      // The Deployment informer below: a scale from zero is then one PATCH, not GET + PATCH.
+      known: () => {
+        const d = reader.view;
+        return d && { replicas: d.specReplicas ?? 1, resourceVersion: d.resourceVersion };
+      },
+    });
     writer.setEnabled(this.#leading);
     const reader = new DeploymentReader({
       ...common,

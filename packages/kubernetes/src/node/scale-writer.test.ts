@@ -85,3 +85,85 @@ describe("ScaleWriter against the emulated Kubernetes API server (no real API se
     await waitFor(() => replicas() === 4, "four replicas once enabled");
   });
 });
+
+describe("ScaleWriter with an informer's view of the Deployment (emulated API server)", () => {
+  let api: EmulatedApiServer;
+  let writer: ScaleWriter | undefined;
+  let view: { replicas: number | undefined; resourceVersion: string | undefined } | undefined;
+  const deploymentNow = () =>
+    api.get("deployments", "apps", "hello") as
+      | { spec?: { replicas?: number }; metadata: { resourceVersion?: string } }
+      | undefined;
+  const start = () =>
+    new ScaleWriter({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      namespace: "apps",
+      deployment: "hello",
+      clock: systemClock,
+      random: () => 0,
+      backoffInitialMs: 30,
+      resyncMs: 60_000,
+      known: () => view,
+    });
+
+  beforeEach(async () => {
+    api = new EmulatedApiServer();
+    await api.start();
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 0 }));
+  });
+  afterEach(async () => {
+    writer?.close();
+    await api.close();
+  });
+
+  it("scales from zero with one PATCH carrying the view's resourceVersion, no GET", async () => {
+    view = { replicas: 0, resourceVersion: deploymentNow()?.metadata.resourceVersion };
+    writer = start();
+    await writer.want(1);
+    expect(deploymentNow()?.spec?.replicas).toBe(1);
+    expect(
+      api.requests.filter((r) => r.path.endsWith("/scale")).map((r) => `${r.method} ${r.status}`),
+    ).toEqual(["PATCH 200"]);
+    const patch = api.requests.find((r) => r.method === "PATCH");
+    expect(
+      (patch?.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion,
+    ).toBe(view.resourceVersion);
+    expect(writer.status()).toMatchObject({ desired: 1, observed: 1, error: undefined });
+  });
+
+  it("a stale view gets 409, and the same attempt reads the scale back and writes it", async () => {
+    view = { replicas: 0, resourceVersion: deploymentNow()?.metadata.resourceVersion };
+    // Someone writes after the informer saw the Deployment: its version is stale now.
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 0 }));
+    writer = start();
+    await writer.want(2);
+    expect(deploymentNow()?.spec?.replicas).toBe(2);
+    expect(
+      api.requests.filter((r) => r.path.endsWith("/scale")).map((r) => `${r.method} ${r.status}`),
+    ).toEqual(["PATCH 409", "GET 200", "PATCH 200"]);
+    expect(writer.status()).toMatchObject({ observed: 2, error: undefined, failures: 0 });
+  });
+
+  it("an unchanged count is still read back, never trusted from the view", async () => {
+    view = { replicas: 3, resourceVersion: deploymentNow()?.metadata.resourceVersion };
+    writer = start();
+    await writer.want(3);
+    expect(deploymentNow()?.spec?.replicas).toBe(3);
+    expect(api.requests.filter((r) => r.path.endsWith("/scale")).map((r) => r.method)).toEqual([
+      "GET",
+      "PATCH",
+    ]);
+  });
+
+  it("after its own write, a view that has not caught up is not used (no PATCH bound to fail)", async () => {
+    view = { replicas: 0, resourceVersion: deploymentNow()?.metadata.resourceVersion };
+    writer = start();
+    await writer.want(1);
+    // The informer has not seen that write yet: its view still says 0 at the old version.
+    await writer.want(2);
+    expect(deploymentNow()?.spec?.replicas).toBe(2);
+    expect(
+      api.requests.filter((r) => r.path.endsWith("/scale")).map((r) => `${r.method} ${r.status}`),
+    ).toEqual(["PATCH 200", "GET 200", "PATCH 200"]);
+  });
+});

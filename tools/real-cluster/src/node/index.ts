@@ -1,4 +1,15 @@
 /** A real node for the real-cluster harness: see the README's "A real node". */
+export {
+  type ColdStartMoments,
+  type ColdStartPart,
+  findLogLine,
+  helloMs,
+  parseCtrEvent,
+  parseServerTiming,
+  splitColdStart,
+  thawShare,
+} from "./cold-start-split.js";
+export { type ColdStartTrace, traceColdStart } from "./cold-start-trace.js";
 export { type Containerd, startContainerd } from "./containerd.js";
 export { buildCoredns, COREDNS_BUILD_COMMAND, corednsBinary } from "./coredns-binary.js";
 export { buildHostNodeImage, HOST_NODE_IMAGE, PAUSE_IMAGE, writeImageArchive } from "./image-archive.js";

@@ -14,6 +14,8 @@ export interface PodPhases {
   started: number;
   /** The Ready condition: the readiness probes passed. */
   ready: number;
+  /** The Service's EndpointSlice lists the pod's IP, ready or not (a router that probes may start now). */
+  listed: number;
   /** The Service's EndpointSlice lists the pod's IP as ready. */
   endpoints: number;
 }
@@ -48,6 +50,7 @@ export function watchPodPhases(
   t0 = Date.now(),
 ): { done: Promise<PodPhases>; stop(): void } {
   const seen: Partial<PodPhases> = {};
+  const listedIps = new Set<string>();
   const readyIps = new Set<string>();
   let podIp: string | undefined;
   let resolve!: (p: PodPhases) => void;
@@ -60,6 +63,7 @@ export function watchPodPhases(
     if (ok && seen[k] === undefined) seen[k] = Date.now() - t0;
   };
   const check = () => {
+    if (podIp && listedIps.has(podIp)) mark("listed", true);
     if (podIp && readyIps.has(podIp)) mark("endpoints", true);
     if (seen.endpoints !== undefined && seen.ready !== undefined) resolve(seen as PodPhases);
   };
@@ -89,7 +93,10 @@ export function watchPodPhases(
     `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${q(`kubernetes.io/service-name=${service}`)}`,
     ({ object: s }) => {
       for (const e of s.endpoints ?? [])
-        if (e.conditions?.ready) for (const a of e.addresses) readyIps.add(a);
+        for (const a of e.addresses) {
+          listedIps.add(a);
+          if (e.conditions?.ready) readyIps.add(a);
+        }
       check();
     },
     reject,

@@ -58,6 +58,8 @@ export interface ThawOnNodeOptions {
   /** thaw.config.yaml's `drain.quietPeriod`, the queue-proxy's drain before a pod stops (default 5s, Knative's 30s). */
   drainQuietPeriod?: string;
   token?: string;
+  /** The example's WORK_MS, the time it spends on each request (default the example's 300). */
+  workMs?: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
     o.stableWindow ?? "6s",
     o.scaleToZeroGracePeriod ?? "6s",
     o.drainQuietPeriod ?? DRAIN_QUIET_PERIOD,
+    o.workMs,
   );
   let cluster: NodeCluster | undefined;
   let nginx: IngressNginx | undefined;
@@ -166,11 +169,21 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
 }
 
 /** `thaw k8s render` (the built CLI) of the example with the given windows, into a fresh temp folder. */
-function renderHello(stableWindow: string, grace: string, quietPeriod: string): string {
-  const config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
+function renderHello(
+  stableWindow: string,
+  grace: string,
+  quietPeriod: string,
+  workMs: number | undefined,
+): string {
+  let config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
     .replace("stable-window: 60s", `stable-window: ${stableWindow}`)
     .replace("scale-to-zero-grace-period: 30s", `scale-to-zero-grace-period: ${grace}`)
     .replace(/^services:/m, `drain:\n  quietPeriod: ${quietPeriod}\nservices:`);
+  if (workMs !== undefined) {
+    if (!Number.isInteger(workMs) || workMs < 0)
+      throw new RangeError(`workMs must be a whole number >= 0, got ${workMs}`);
+    config = config.replace(/WORK_MS: "\d+"/, `WORK_MS: "${workMs}"`);
+  }
   const dir = mkdtempSync(join(tmpdir(), "thaw-on-node-"));
   writeFileSync(join(dir, "thaw.k8s.yaml"), config);
   const out = join(dir, "render");
