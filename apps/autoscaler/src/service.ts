@@ -5,7 +5,9 @@ import {
   type DeciderStatus,
   MetricCollection,
   nextActiveCondition,
+  type ScaleSettings,
   type ScaleState,
+  type ScaleStep,
   scaleScrapedStats,
   shouldPoke,
   sksModeFor,
@@ -22,6 +24,11 @@ import type { ScrapeResult } from "./scrape.js";
 import { httpScrapeStat } from "./scrape-http.js";
 import type { PushedStat } from "./stat-ingest.js";
 import { warmAt } from "./warm.js";
+
+/** The mark of a reconcile running synchronously (nothing to wait for). */
+const BUSY: Promise<void> = Promise.resolve();
+
+type DecidedStep = Extract<ScaleStep, { kind: "decided" }>;
 
 /** Knative's decider tick and scrape period (e.1). */
 export const DECIDER_TICK_MS = 2000;
@@ -218,7 +225,7 @@ export class AutoscalerService {
       // Knative runs the decider at once only for load at desired 0. Load reported while no pod is ready runs
       // it too: the burst a hook holds is reported 200 ms after the activation's poke, and its pods are asked
       // for then, not at a tick up to 2 s later while the first pod starts (issue 28.1, docs/demand.md).
-      if (poke || (r.readyPods === 0 && stat.averageConcurrentRequests > 0)) void this.#tick(r, now);
+      if (poke || (r.readyPods === 0 && stat.averageConcurrentRequests > 0)) this.#tick(r, now);
     }
     return { unknown };
   }
@@ -325,7 +332,7 @@ export class AutoscalerService {
     const tickLoop = () => {
       if (!this.#running) return;
       const now = this.#o.clock.now();
-      for (const r of this.#revs.values()) void this.#tick(r, now);
+      for (const r of this.#revs.values()) this.#tick(r, now);
       this.#timers[1] = this.#o.clock.setTimeout(tickLoop, this.#o.tickMs);
     };
     this.#timers = [
@@ -374,7 +381,8 @@ export class AutoscalerService {
     }
   }
 
-  async #tick(r: Revision, now: number): Promise<void> {
+  /** The decider's step, then the reconcile it asks for (synchronous unless the scaler or the probe is awaited). */
+  #tick(r: Revision, now: number): void {
     let reading = r.metrics.reading(r.decider.spec.scalingMetric, now);
     const readyPods = this.#readyCount(r);
     // A whole stable window with no ready pod to scrape and nothing held (holders report while they hold):
@@ -392,93 +400,135 @@ export class AutoscalerService {
       metrics: reading.ok ? reading : null,
     });
     if (res.scaleValid) {
-      r.status = { desiredScale: res.desiredPodCount, excessBurstCapacity: res.excessBurstCapacity };
+      // Updated in place: a new object per revision per tick would live until the next tick (old-space garbage).
+      r.status.desiredScale = res.desiredPodCount;
+      r.status.excessBurstCapacity = res.excessBurstCapacity;
     }
-    await this.#reconcile(r);
+    this.#reconcile(r);
   }
 
+  /** Counted without a filtered copy of the pod list: this runs twice per revision per tick. */
   #readyCount(r: Revision): number {
-    return this.#o.scaler.pods(r.rev).filter((p) => p.ready).length;
+    let ready = 0;
+    for (const p of this.#o.scaler.pods(r.rev)) if (p.ready) ready++;
+    return ready;
   }
 
   #reconcileSoon(r: Revision): void {
-    void this.#reconcile(r);
+    this.#reconcile(r);
   }
 
-  /** Serialised per revision: a reconcile asked for while one runs runs once more afterwards. */
-  #reconcile(r: Revision): Promise<void> {
+  /**
+   * Serialised per revision: a reconcile asked for while one runs runs once more afterwards. Rounds that
+   * await nothing (no activator probe, no scale request: most ticks) finish here synchronously, so a tick
+   * over N revisions holds no N promises alive until they settle (issue 30.5: that live set was promoted
+   * and collected as old space, and the tick's cost per revision grew with N).
+   */
+  #reconcile(r: Revision): void {
     if (r.reconciling) {
       r.again = true;
-      return r.reconciling;
+      return;
     }
-    // Marked busy before the first await: a scaler that reports pods from inside scale() re-enters here.
-    let done = () => {};
-    r.reconciling = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    void (async () => {
-      try {
-        do {
-          r.again = false;
-          await this.#reconcileOnce(r);
-        } while (r.again && this.#revs.get(r.key) === r);
-      } catch (err) {
-        this.#o.logger.error("reconcile failed", { revision: r.key, error: String(err) });
-      } finally {
-        r.reconciling = undefined;
-        done();
-      }
-    })();
-    return r.reconciling;
+    // Marked busy before the round starts: a scaler that reports pods from inside scale() re-enters here.
+    r.reconciling = BUSY;
+    try {
+      do {
+        r.again = false;
+        const pending = this.#reconcileOnce(r);
+        if (pending) {
+          r.reconciling = this.#reconcileRest(r, pending);
+          return;
+        }
+      } while (r.again && this.#revs.get(r.key) === r);
+    } catch (err) {
+      this.#reconcileFailed(r, err);
+    }
+    r.reconciling = undefined;
   }
 
-  async #reconcileOnce(r: Revision): Promise<void> {
-    const { clock } = this.#o;
-    let now = clock.now();
+  /** A round that awaits, then the rounds asked for meanwhile. */
+  async #reconcileRest(r: Revision, pending: Promise<void>): Promise<void> {
+    try {
+      await pending;
+      while (r.again && this.#revs.get(r.key) === r) {
+        r.again = false;
+        await this.#reconcileOnce(r);
+      }
+    } catch (err) {
+      this.#reconcileFailed(r, err);
+    } finally {
+      r.reconciling = undefined;
+    }
+  }
+
+  #reconcileFailed(r: Revision, err: unknown): void {
+    this.#o.logger.error("reconcile failed", { revision: r.key, error: String(err) });
+  }
+
+  /** One reconcile round; a promise only when it awaits the activator probe or the scaler. */
+  #reconcileOnce(r: Revision): Promise<void> | undefined {
+    const now = this.#o.clock.now();
     // Schedules and wake hints raise min-scale only; the decider's load reading is untouched.
     const { settings } = warmAt(r.policy, r.hintUntil, now);
     // Decide from the count the platform holds (Knative reads the scale subresource each reconcile):
     // otherwise a Deployment that starts at 1 is taken to be at 0 and never scaled down.
     const held = this.#o.scaler.replicas?.(r.rev);
     if (held !== undefined) r.scale.currentReplicas = held;
-    let step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings });
-    if (step.kind === "probeActivator") {
-      const ok = await this.#o.probeActivator(r.rev).catch(() => false);
-      now = clock.now();
-      step = applyScale({
-        now,
-        desired: r.status.desiredScale,
-        state: r.scale,
-        settings,
-        activatorProbe: ok,
-      });
-    }
-    if (step.kind !== "decided") return;
+    const step = applyScale({ now, desired: r.status.desiredScale, state: r.scale, settings });
+    if (step.kind === "probeActivator") return this.#probeThenApply(r, settings, held);
+    return this.#applyStep(r, step, held, now);
+  }
+
+  async #probeThenApply(r: Revision, settings: ScaleSettings, held: number | undefined): Promise<void> {
+    const ok = await this.#o.probeActivator(r.rev).catch(() => false);
+    const now = this.#o.clock.now();
+    const step = applyScale({
+      now,
+      desired: r.status.desiredScale,
+      state: r.scale,
+      settings,
+      activatorProbe: ok,
+    });
+    await this.#applyStep(r, step, held, now);
+  }
+
+  /** A decided step: the scale request (awaited) if any, the rechecks, then what the pods show. */
+  #applyStep(r: Revision, step: ScaleStep, held: number | undefined, now: number): Promise<void> | undefined {
+    if (step.kind !== "decided") return undefined;
     // The platform already holds the decided count (the writer's retry got there, or the leader did):
     // an earlier failure no longer applies.
     if (step.patchReplicas === undefined && held !== undefined) r.scaleError = null;
-    const from = r.scale.currentReplicas ?? 1;
     if (step.patchReplicas !== undefined && this.#revs.get(r.key) === r) {
-      const to = step.patchReplicas;
-      if (from === 0 && to > 0 && this.#readyCount(r) === 0) r.coldStartBegan ??= now;
-      try {
-        await this.#o.scaler.scale(r.rev, to);
-        // Recorded only once the scaler accepted it: a failed request is asked again on the next tick.
-        r.scale.currentReplicas = to;
-        r.scaleError = null;
-        this.#events.emit({ type: "scale", ...r.rev, from, to, reason: this.#reason(r, from, to), at: now });
-      } catch (err) {
-        const e = err as { code?: string; message?: string };
-        r.scaleError = e?.message ?? String(err);
-        if (e?.code !== "ERR_NOT_LEADER") {
-          this.#o.logger.error("scaler failed", { revision: r.key, desired: to, error: r.scaleError });
-        }
+      return this.#patch(r, step, step.patchReplicas, now);
+    }
+    this.#settle(r, step);
+    return undefined;
+  }
+
+  async #patch(r: Revision, step: DecidedStep, to: number, now: number): Promise<void> {
+    const from = r.scale.currentReplicas ?? 1;
+    if (from === 0 && to > 0 && this.#readyCount(r) === 0) r.coldStartBegan ??= now;
+    try {
+      await this.#o.scaler.scale(r.rev, to);
+      // Recorded only once the scaler accepted it: a failed request is asked again on the next tick.
+      r.scale.currentReplicas = to;
+      r.scaleError = null;
+      this.#events.emit({ type: "scale", ...r.rev, from, to, reason: this.#reason(r, from, to), at: now });
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      r.scaleError = e?.message ?? String(err);
+      if (e?.code !== "ERR_NOT_LEADER") {
+        this.#o.logger.error("scaler failed", { revision: r.key, desired: to, error: r.scaleError });
       }
     }
+    this.#settle(r, step);
+  }
+
+  #settle(r: Revision, step: DecidedStep): void {
     for (const e of step.effects) {
       this.#recheckAfter(r, e.kind === "recheckAfter" ? e.delayMs : e.periodMs);
     }
-    this.#observe(r, step.scale, clock.now());
+    this.#observe(r, step.scale, this.#o.clock.now());
   }
 
   /** Ready pods, the Active condition, the activator-in-path mode, cold-start timing; publishes changes. */
@@ -520,7 +570,7 @@ export class AutoscalerService {
     if (r.recheck) clock.clearTimeout(r.recheck.handle);
     const handle = clock.setTimeout(() => {
       r.recheck = undefined;
-      if (this.#running && this.#revs.get(r.key) === r) void this.#reconcile(r);
+      if (this.#running && this.#revs.get(r.key) === r) this.#reconcile(r);
     }, delayMs);
     r.recheck = { at, handle };
   }
