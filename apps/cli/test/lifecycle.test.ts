@@ -27,6 +27,16 @@ async function up(scale: number): Promise<UpRun> {
   // Each pod is two processes (app and queue-proxy).
   await until(() => podPids(marker).length === 2 * scale, 30_000, `${scale} pod(s) started`);
   await untilAnswered(u.url, host, "a pod to answer");
+  // The activator's own probe may find a pod ready (and serve it) before the pod's probe counts it ready:
+  // the tests below kill pods that were ready, so they wait until thaw up says so too.
+  await until(
+    async () => {
+      const revs = (await (await fetch(`${u.url}/_thaw/api/revisions`)).json()) as { readyPods: number }[];
+      return revs[0]?.readyPods === scale;
+    },
+    30_000,
+    `${scale} pod(s) ready`,
+  );
   return run;
 }
 
