@@ -73,9 +73,10 @@ describe("thaw up's terminal lines", () => {
 
   it("name the scale-down rate that held a step, and min-scale that held the last", async () => {
     // The stable average falls through every value once the load stops: a decider tick that lands while
-    // it reads between 2 and 3 steps 4 -> 3, which the rate does not hold. Load again and retry (bounded).
+    // it reads between 1 and 3 steps 4 -> 3 or 4 -> 2 on its own, which the rate does not hold. Load again
+    // and retry (bounded) until a step is the one the rate held.
     let step: string | undefined;
-    for (let attempt = 0; attempt < 3 && step === undefined; attempt++) {
+    for (let attempt = 0; attempt < 4 && step === undefined; attempt++) {
       if (attempt > 0) await loadToFour();
       const seen = linesOf("kept").length;
       await until(
@@ -89,12 +90,12 @@ describe("thaw up's terminal lines", () => {
       const first = linesOf("kept")
         .slice(seen)
         .find((l) => / 4 -> \d /.test(l)) as string;
-      if (/ 4 -> 2 /.test(first)) step = first;
+      if (/ 4 -> 2 .*\(held at 2 by max-scale-down-rate/.test(first)) step = first;
     }
     expect(step).toMatch(/\(held at 2 by max-scale-down-rate 2: at most 4 \/ 2 per step\)/);
     await until(() => linesOf("kept").some((l) => / 2 -> 1 /.test(l)), 40_000, "the scale-down to 1");
     expect(linesOf("kept").find((l) => / 2 -> 1 /.test(l))).toMatch(/\(held at 1 by min-scale 1\)/);
-  }, 200_000);
+  }, 280_000);
 
   it("give the table's and the status API's last cold start the timeline's figure", async () => {
     const r = await request(run.up.url, { headers: { Host: "cold.localhost" } });

@@ -102,7 +102,8 @@ export async function startPodman(): Promise<PodmanEngine> {
         service.kill("SIGTERM");
         await new Promise((r) => service.once("exit", r));
       }
-      rmSync(dir, { recursive: true, force: true });
+      // conmon may still be writing its exit files under run/ for a moment (ENOTEMPTY): retried, bounded.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

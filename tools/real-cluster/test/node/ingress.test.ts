@@ -63,19 +63,32 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     // The hook learns the pod over the activator's watch; until then its answers go through the activator.
     // Wait, bounded, for a round of requests that leaves the activator's count where it was.
     let last = emptyLoad();
+    const cleanRound = async () => {
+      const before = await t().activatorRequests();
+      for (let i = 0; i < 5; i++) {
+        last = await get();
+        expect(last.lost).toEqual([]);
+        if (last.byStatus[200] !== 1) return undefined;
+      }
+      return (await t().activatorRequests()) === before ? true : undefined;
+    };
+    const stillThrough = () =>
+      `every round still went through the activator, or did not answer 200: ${last.refused.join(", ")}`;
+    await eventually(cleanRound, 60_000, stillThrough);
+    // Warm means after the wake has settled: the kubelet has counted the pod Ready (its EndpointSlice says
+    // so too) and a round still leaves the activator out. A wake's first seconds may put the activator back
+    // in the path for a moment (seen 1-2 requests of 20 on a loaded machine; cause not yet found).
     await eventually(
       async () => {
-        const before = await t().activatorRequests();
-        for (let i = 0; i < 5; i++) {
-          last = await get();
-          expect(last.lost).toEqual([]);
-          if (last.byStatus[200] !== 1) return undefined;
-        }
-        return (await t().activatorRequests()) === before ? true : undefined;
+        const pods = (await t().pods("apps", "hello")).filter((p) => !p.metadata.deletionTimestamp);
+        const ready = (p: (typeof pods)[number]) =>
+          p.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+        return pods.length > 0 && pods.every(ready) ? true : undefined;
       },
-      60_000,
-      () => `every round still went through the activator, or did not answer 200: ${last.refused.join(", ")}`,
+      30_000,
+      async () => `hello not Ready by the kubelet: ${await helloPods()}`,
     );
+    await eventually(cleanRound, 30_000, stillThrough);
     const before = await t().activatorRequests();
     // Two clients, under the target of 3: one pod is enough, so no scale-up puts the activator in the path.
     const load = steadyLoad(url(), HELLO_HOST, 2);
