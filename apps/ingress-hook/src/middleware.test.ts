@@ -283,40 +283,6 @@ describe("thawIngress without an activator route: held requests released at the 
     expect(await (await second).text()).toBe("");
   });
 
-  it("gives the slot back through the gateway's own releaseAtBodyEnd when it has one (Workers: the runtime's stream)", async () => {
-    const hook = new IngressHook({
-      clock: new ManualClock(0),
-      activator: new FakeActivatorClient(),
-      random: () => 0.5,
-      containerConcurrencyFor: () => 1,
-      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
-    });
-    hook.cache.recordActivation("default/hello", ["10.0.0.1:8012"], 0);
-    const seen: { status: number; release: () => void }[] = [];
-    const app = new Hono<{ Variables: ThawIngressVariables }>();
-    app.use(
-      "*",
-      thawIngress({
-        hook,
-        releaseAtBodyEnd: (res, release) => {
-          seen.push({ status: res.status, release });
-          return new Response("tracked", { status: 202 });
-        },
-      }),
-    );
-    app.all("*", () => new Response("from the pod"));
-    const r = await app.request("http://hello.localhost/a");
-    expect([r.status, await r.text()]).toEqual([202, "tracked"]);
-    expect(seen.map((s) => s.status)).toEqual([200]);
-    // The slot is the one given to that function: while it is held, the next request waits for it.
-    const next = app.request("http://hello.localhost/b");
-    await new Promise((res) => setImmediate(res));
-    expect(seen).toHaveLength(1);
-    seen[0]?.release();
-    expect((await next).status).toBe(202);
-    expect(seen).toHaveLength(2);
-  });
-
   it("a client that stops reading gives its slot back", async () => {
     const activator = new FakeActivatorClient();
     const hook = new IngressHook({

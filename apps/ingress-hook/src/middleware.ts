@@ -32,11 +32,6 @@ export interface ThawIngressOptions {
    * a pending timer keeps it alive until the slot comes. Unset (Node): no timer.
    */
   holdTickMs?: number;
-  /**
-   * Gives a pod slot back once the response's body has ended; default `releaseAtBodyEnd` (a JavaScript
-   * stream, any runtime). Workers pass `releaseAtBodyEndNative`, which lets the runtime pump the bytes.
-   */
-  releaseAtBodyEnd?: (res: Response, release: () => void, keepAlive?: KeepAlive) => Response;
   /** Node gateways: tells from the connection itself whether a held client has left (see `leftWhileHeld`). */
   connectionEnded?: ConnectionEnded;
 }
@@ -53,7 +48,6 @@ export function thawIngress<
   E extends { Variables: ThawIngressVariables } = { Variables: ThawIngressVariables },
 >(options: ThawIngressOptions): MiddlewareHandler<E> {
   const { hook, connectionEnded: ended } = options;
-  const bodyEnd = options.releaseAtBodyEnd ?? releaseAtBodyEnd;
   return async (ctx, next) => {
     // Generic over the gateway's own bindings; only `thaw` is touched here.
     const c = ctx as unknown as Context<{ Variables: ThawIngressVariables }>;
@@ -121,7 +115,7 @@ export function thawIngress<
     }
     // The pod is busy until the response's body has ended, not when its head arrives: the slot is kept
     // that long, or a request let in at the head would find the pod still full.
-    c.res = bodyEnd(c.res, release, keepAlive);
+    c.res = releaseAtBodyEnd(c.res, release);
   };
 }
 

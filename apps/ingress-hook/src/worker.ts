@@ -15,7 +15,6 @@ import { ROUTE_TOKEN_HEADER } from "./decision/internal-headers.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
 import { type ThawIngressVariables, thawIngress } from "./middleware.js";
-import { releaseAtBodyEndNative } from "./native-body-end.js";
 import { parseWarmRules } from "./warm-rules.js";
 import { readEdgeVars } from "./worker-vars.js";
 
@@ -105,11 +104,7 @@ export function gateFor(env: Env): Gate | Error {
       });
       gate = {
         hook,
-        mw: thawIngress<WorkerHonoEnv>({
-          hook,
-          holdTickMs: HOLD_TICK_MS,
-          releaseAtBodyEnd: releaseAtBodyEndNative,
-        }),
+        mw: thawIngress<WorkerHonoEnv>({ hook, holdTickMs: HOLD_TICK_MS }),
         origin: vars.value.origin,
         originToken: env.ORIGIN_TOKEN ?? "",
         load: new LoadReporter(Date.now()),

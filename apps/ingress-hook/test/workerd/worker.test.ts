@@ -11,7 +11,6 @@ import {
 import { IngressHook } from "../../src/decision/hook.js";
 import { hostTableResolver } from "../../src/decision/resolvers.js";
 import { type ThawIngressVariables, thawIngress } from "../../src/middleware.js";
-import { releaseAtBodyEndNative } from "../../src/native-body-end.js";
 
 /** What the fake activator was sent: activations, hints (`ns/name ttl`), held-request stats (base64). */
 async function fakeCounts(): Promise<{ activate: number; hints: string[]; stats: string[] }> {
@@ -218,69 +217,6 @@ describe("thawIngress middleware in a Hono gateway on workerd", () => {
   it("a path outside the service's prefixes is a 404", async () => {
     const { app } = gateway();
     expect((await app.request("http://shop.example/other")).status).toBe(404);
-  });
-});
-
-describe("pod slots on workerd, given back by the runtime's own stream (releaseAtBodyEndNative)", () => {
-  /** containerConcurrency 1, one pod: a second request waits until the first one's body has ended. */
-  function limited() {
-    const activator: ActivatorClient = {
-      activate: async () => ({ kind: "ready", endpoints: ["10.2.0.1:8012"], coldStart: false }),
-    };
-    const hook = new IngressHook({
-      clock: systemClock,
-      random: () => 0.5,
-      activator,
-      containerConcurrencyFor: () => 1,
-      resolvers: [hostTableResolver([{ name: "hello", namespace: "default", hosts: ["hello.localhost"] }])],
-    });
-    const reached: string[] = [];
-    const bodies: ReadableStreamDefaultController<Uint8Array>[] = [];
-    const app = new Hono<{ Variables: ThawIngressVariables }>();
-    app.use("*", thawIngress({ hook, holdTickMs: 50, releaseAtBodyEnd: releaseAtBodyEndNative }));
-    // The "pod" answers its head at once and its body when the test says so.
-    app.all("*", (c) => {
-      reached.push(c.req.path);
-      return new Response(new ReadableStream<Uint8Array>({ start: (ctl) => void bodies.push(ctl) }));
-    });
-    /** Waits (bounded) until `n` requests reached the pod, or a few turns when `n` is what must not happen. */
-    const until = async (n: number) => {
-      for (let i = 0; i < 20 && reached.length < n; i++) await new Promise((r) => setTimeout(r, 5));
-    };
-    return { app, reached, bodies, until };
-  }
-
-  it("keeps the slot until the body has ended, not when its head arrives", async () => {
-    const { app, reached, bodies, until } = limited();
-    const head = await app.request("http://hello.localhost/a");
-    expect(head.status).toBe(200);
-    const second = app.request("http://hello.localhost/b");
-    const reading = head.text();
-    bodies[0]?.enqueue(new TextEncoder().encode("one"));
-    await until(2);
-    // The first body has started, it has not ended: the pod is still busy.
-    expect(reached).toEqual(["/a"]);
-    bodies[0]?.close();
-    expect(await reading).toBe("one");
-    await until(2);
-    expect(reached).toEqual(["/a", "/b"]);
-    bodies[1]?.close();
-    expect(await (await second).text()).toBe("");
-  });
-
-  it("gives the slot back when the client stops reading, once the pod sends again", async () => {
-    const { app, reached, bodies, until } = limited();
-    const head = await app.request("http://hello.localhost/a");
-    const second = app.request("http://hello.localhost/b");
-    await until(2);
-    expect(reached).toEqual(["/a"]);
-    await head.body?.cancel();
-    // The runtime's pipe learns of the cancel at its next write: the pod's next bytes end it.
-    bodies[0]?.enqueue(new TextEncoder().encode("more"));
-    await until(2);
-    expect(reached).toEqual(["/a", "/b"]);
-    bodies[1]?.close();
-    expect((await second).status).toBe(200);
   });
 });
 
