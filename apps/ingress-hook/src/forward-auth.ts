@@ -47,6 +47,7 @@ export function forwardAuthApp(hook: IngressHook, opts: { connectionEnded?: Conn
       first.kind === "cold" ? await leftWhileHeld(raw.signal, d.key, ended && (() => ended(c))) : undefined;
     if (left) return deny(left);
     const headers = allowHeaders(d);
+    if (d.warm && hook.hintsHost(view.host)) headers.set("cache-control", "no-store");
     if (dialect === "ingress-nginx") {
       // ingress-nginx picks a location's backend before its auth call, so no answer can switch it: the
       // rendered Ingress (apps/cli/src/k8s/ingress.ts) sends every request to the activator, which needs the

@@ -59,8 +59,11 @@ afterAll(async () => {
 
 describe("nginx + hook: wake hints on a chosen path", () => {
   it("a request elsewhere sends no hint", async () => {
-    const r = await httpGet(port, "app.localhost", "/home");
-    expect(r.status).toBe(200);
+    // Twice: the second is a warm allow, which nginx may keep for a second under the host's cache key.
+    for (let i = 0; i < 2; i++) {
+      const r = await httpGet(port, "app.localhost", "/home");
+      expect(r.status).toBe(200);
+    }
     expect(hints).toEqual([]);
   });
 

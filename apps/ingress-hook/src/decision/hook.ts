@@ -172,6 +172,15 @@ export class IngressHook {
     return this.#o.clock;
   }
 
+  /**
+   * Whether a wake-hint rule watches requests for `host`: a proxy must not answer them from a cached
+   * decision (its cache is keyed by host, so a cached allow for `/` would also serve the rule's path and
+   * the hint would never be sent).
+   */
+  hintsHost(host: string): boolean {
+    return this.#hinter?.watches(host) ?? false;
+  }
+
   /** The synchronous part: deny, allow from the warm cache, or say the revision is cold. Pure given `now`. */
   tryDecide(req: HookRequest, now: number): Decision | Cold {
     const trusted = isRouteTrusted(req.headers, this.#o.routeToken);

@@ -39,6 +39,11 @@ export class WarmHinter {
     private readonly clock: Clock,
   ) {}
 
+  /** Whether some rule applies to requests for `host` (on some path). */
+  watches(host: string): boolean {
+    return this.rules.some((r) => r.hosts.length === 0 || r.hosts.includes(host));
+  }
+
   /** Hints every service a rule names for this host and path. */
   observe(host: string, path: string): void {
     const now = this.clock.now();
