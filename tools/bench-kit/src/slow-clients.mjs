@@ -92,7 +92,9 @@ export async function slowClientScenario(
     ...(keptOpen ? [] : [["idle", idleR]]),
   ]) {
     if (r.closedAfterMs === null) problems.push(`${kind} socket still open after 15 s`);
-    else if (r.closedAfterMs < headersMs - 100 || r.closedAfterMs >= headersMs + 8000) {
+    // The server's clock starts at accept, the client's at its connect callback, which a loaded machine
+    // delays: early by up to a fifth of the limit is the client's lateness, not a short timeout.
+    else if (r.closedAfterMs < headersMs * 0.8 || r.closedAfterMs >= headersMs + 8000) {
       problems.push(`${kind} socket closed after ${r.closedAfterMs} ms, not near the ${headersMs} ms limit`);
     }
   }
