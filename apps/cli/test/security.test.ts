@@ -201,7 +201,7 @@ describe("thaw up: Connection naming the gateway's forwarding headers removes no
       );
     }
     const r = await request(stack.url, { headers: { host: `${name}.localhost`, connection: named } });
-    expect(r.status).toBe(200);
+    expect(r.status, r.body).toBe(200);
     const seen = JSON.parse(r.body).headers as Record<string, string>;
     expect(seen["x-forwarded-for"]).toBe("127.0.0.1");
     expect(seen["x-forwarded-proto"]).toBe("http");
