@@ -16,17 +16,23 @@ let chain: ActivatorChain;
 let closing: net.Server;
 
 /** A pod stand-in answering the activator's probe, and 502 with its own body to anything else. */
-const app = http.createServer((req, res) => {
-  if (req.headers["k-network-probe"] === "queue") {
-    res.writeHead(200, { "content-type": "text/plain" }).end("queue");
-    return;
-  }
-  res.writeHead(502, { "content-type": "text/plain" }).end("the app's own 502");
-});
+const pod = () =>
+  http.createServer((req, res) => {
+    if (req.headers["k-network-probe"] === "queue") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("queue");
+      return;
+    }
+    res.writeHead(502, { "content-type": "text/plain" }).end("the app's own 502");
+  });
+const app = pod();
+// The "refused" revision's own pod, started only by its own activation: sharing `app`, its pod could be
+// probed ready (and the revision warm, straight to the pod) before its request, which is then the app's 502.
+const refusedApp = pod();
 
 beforeAll(async () => {
   requireNginx();
   const appPort = await freePort();
+  const refusedPort = await freePort();
   closing = net.createServer((socket) => socket.destroy());
   await new Promise<void>((r) => closing.listen(0, "127.0.0.1", () => r()));
   const services = ["reset", "refused", "app"].map((name) => ({
@@ -36,13 +42,17 @@ beforeAll(async () => {
   }));
   chain = await startActivatorChain({
     token: TOKEN,
-    revisions: services.map((s) => ({ ...s, endpoints: [`127.0.0.1:${appPort}`] })),
+    revisions: services.map((s) => ({
+      ...s,
+      endpoints: [`127.0.0.1:${s.name === "refused" ? refusedPort : appPort}`],
+    })),
     services,
     // The pod starts on the first cold request, so that request is held and let go through the activator.
     overrides: {
       scaler: {
-        poke: () => {
-          if (!app.listening) app.listen(appPort, "127.0.0.1");
+        poke: (key) => {
+          const [server, port] = key.name === "refused" ? [refusedApp, refusedPort] : [app, appPort];
+          if (!server.listening) server.listen(port, "127.0.0.1");
         },
       },
     },
@@ -54,6 +64,7 @@ afterAll(async () => {
   await chain?.close();
   closing?.close();
   app?.close();
+  refusedApp?.close();
 });
 
 describe("nginx in front of an activator that is gone", () => {
