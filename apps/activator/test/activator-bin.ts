@@ -10,15 +10,20 @@ export interface ActivatorBin {
 }
 
 /**
- * Starts the real `thaw-activator` bin on 127.0.0.1 (a free port) with `args`, serving the one revision
- * default/hello at `endpoints`; resolves once its "listening" line names the port. A bin that does not get
- * there within 20 s is killed and the start rejects with its output.
+ * Starts the real `thaw-activator` bin on 127.0.0.1 (a free port) with `args`, serving one revision
+ * (default/hello unless `revision` says otherwise, with its other THAW_REVISIONS fields) at `endpoints`;
+ * resolves once its "listening" line names the port. A bin that does not get there within 20 s is killed
+ * and the start rejects with its output.
  */
-export async function startActivatorBin(args: string[], endpoints: string[]): Promise<ActivatorBin> {
+export async function startActivatorBin(
+  args: string[],
+  endpoints: string[],
+  revision: Record<string, unknown> = { namespace: "default", name: "hello" },
+): Promise<ActivatorBin> {
   const child = spawn(process.execPath, [bin, "--host", "127.0.0.1", "--port", "0", ...args], {
     env: {
       ...process.env,
-      THAW_REVISIONS: JSON.stringify([{ namespace: "default", name: "hello", endpoints }]),
+      THAW_REVISIONS: JSON.stringify([{ ...revision, endpoints }]),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,15 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { startActivatorBin } from "./activator-bin.js";
 import { freePort } from "./backends.js";
 
 // Issue 26: the bodies of held requests were kept whole for a replay, each up to bodyBufferBytes (1 MiB), so
 // 300 held POSTs of 1 MiB took an activator to 560 MB. All of them together now stay within a budget per
 // revision (16 MiB) and per process (64 MiB); the rest stream once, unbuffered, and are still served.
-// The real `thaw-activator` bin; its revision's only pod starts listening after the 300 are held.
-const bin = fileURLToPath(new URL("../bin/thaw-activator.mjs", import.meta.url));
+// The real `thaw-activator` bin (activator-bin.ts); its revision's only pod starts listening after the 300 are held.
 const HELD = 300;
 const BODY = Buffer.alloc(1024 * 1024, 120);
 /**
@@ -33,35 +32,13 @@ function rssMiB(pid: number): { now: number; peak: number } {
 }
 
 async function startActivator(podPort: number): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, [bin, "--host", "127.0.0.1", "--port", "0"], {
-    env: {
-      ...process.env,
-      THAW_REVISIONS: JSON.stringify([
-        {
-          ...{ namespace: "default", name: "held" },
-          endpoints: [`127.0.0.1:${podPort}`],
-          timeoutSeconds: 120,
-        },
-      ]),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { child: proc, port } = await startActivatorBin([], [`127.0.0.1:${podPort}`], {
+    namespace: "default",
+    name: "held",
+    timeoutSeconds: 120,
   });
   cleanup.push(() => {
     if (proc.exitCode === null) proc.kill("SIGKILL");
-  });
-  let out = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`activator did not start: ${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /"listening".*?"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    };
-    proc.stdout?.on("data", onData);
-    proc.stderr?.on("data", onData);
   });
   return { proc, port };
 }
