@@ -45,6 +45,18 @@ describe("activator with --config against the emulated Kubernetes API server (no
   let child: ChildProcess | undefined;
   let running: RunningActivator | undefined;
 
+  /** The activator on `config` in namespace thaw, finding its autoscaler through the Service thaw-autoscaler. */
+  const startBehindAutoscalerService = async (config: string): Promise<RunningActivator> => {
+    const read = readConfig(["--config", config, "--port", "0", "--host", "127.0.0.1"], {
+      THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
+      POD_NAMESPACE: "thaw",
+    });
+    if (!read.ok) throw new Error(JSON.stringify(read.issues));
+    const parts = await clusterParts(read.config, { clock: systemClock });
+    if (!parts.ok || !parts.value) throw new Error("no cluster parts");
+    return startActivator(read.config, parts.value.overrides);
+  };
+
   beforeEach(async () => {
     // Pods here are local processes on loopback, addresses a real API server refuses: accepted on purpose.
     api = new EmulatedApiServer({
@@ -245,14 +257,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
     try {
       const pod = await startBackend();
       backends.push(pod);
-      const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {
-        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
-        POD_NAMESPACE: "thaw",
-      });
-      if (!read.ok) throw new Error(JSON.stringify(read.issues));
-      const parts = await clusterParts(read.config, { clock: systemClock });
-      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
-      running = await startActivator(read.config, parts.value.overrides);
+      running = await startBehindAutoscalerService(await files(dir, api));
       for (const [i, r] of replicas.entries()) {
         api.apply(
           "endpointslices",
@@ -307,14 +312,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
       }),
     );
     try {
-      const read = readConfig(["--config", await files(dir, api), "--port", "0", "--host", "127.0.0.1"], {
-        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
-        POD_NAMESPACE: "thaw",
-      });
-      if (!read.ok) throw new Error(JSON.stringify(read.issues));
-      const parts = await clusterParts(read.config, { clock: systemClock });
-      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
-      running = await startActivator(read.config, parts.value.overrides);
+      running = await startBehindAutoscalerService(await files(dir, api));
       api.apply(
         "endpointslices",
         "thaw",
@@ -368,14 +366,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
     try {
       const timeoutSeconds = 30;
       const config = await files(dir, api, 2, [`    timeoutSeconds: ${timeoutSeconds}`]);
-      const read = readConfig(["--config", config, "--port", "0", "--host", "127.0.0.1"], {
-        THAW_AUTOSCALER_SERVICE: "thaw-autoscaler",
-        POD_NAMESPACE: "thaw",
-      });
-      if (!read.ok) throw new Error(JSON.stringify(read.issues));
-      const parts = await clusterParts(read.config, { clock: systemClock });
-      if (!parts.ok || !parts.value) throw new Error("no cluster parts");
-      running = await startActivator(read.config, parts.value.overrides);
+      running = await startBehindAutoscalerService(config);
       api.apply(
         "endpointslices",
         "thaw",
