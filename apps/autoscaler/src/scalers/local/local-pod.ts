@@ -107,7 +107,6 @@ export class LocalPod {
   #ready = false;
   #stopping = false;
   #gone = false;
-  #died = false;
   #probeTimer: NodeJS.Timeout | undefined;
   #everReady = false;
   /** The spec's readiness gate passed (or there is none). */
@@ -143,7 +142,7 @@ export class LocalPod {
 
   /** True when a container exited on its own (not through `stop`): the pod is to be replaced. */
   get died(): boolean {
-    return this.#died;
+    return this.#firstDied !== undefined;
   }
 
   /**
@@ -317,7 +316,6 @@ export class LocalPod {
     const wasReady = this.ready;
     if (!this.#stopping) {
       // A container died on its own: the pod is unusable, stop what is left.
-      this.#died = true;
       this.#firstDied = which;
       void this.stop();
     }
