@@ -294,6 +294,62 @@ describe("IngressHook.decide: cold and warm", () => {
   }
 });
 
+describe("IngressHook while the activator cannot be reached", () => {
+  /** hello activated on pod a:1, then its entry left to go stale (the watch dropped with the activator). */
+  async function staleHello(extra: Partial<IngressHookOptions> = {}) {
+    const s = setup(extra);
+    const p = s.hook.decide(req("hello.localhost"));
+    s.activator.answer({ kind: "ready", endpoints: ["a:1"], coldStart: true });
+    await p;
+    await s.clock.advance(2001);
+    expect(s.hook.tryDecide(req("hello.localhost"), s.clock.now()).kind).toBe("cold");
+    return s;
+  }
+  const down = {
+    kind: "unavailable" as const,
+    message: "activator failed: ECONNREFUSED",
+    transient: true as const,
+  };
+
+  it("a revision whose pods were last seen ready is served from them, not cached by the proxy", async () => {
+    const { hook, activator } = await staleHello({ activatorUpstream: "act:8012" });
+    const p = hook.decide(req("hello.localhost"));
+    activator.answer(down);
+    expect(await p).toEqual({
+      kind: "allow",
+      revision: { namespace: "default", name: "hello" },
+      key: "default/hello",
+      upstream: "a:1",
+      via: "pod",
+      warm: false,
+    });
+    expect(hook.stats.staleAllows).toBe(1);
+  });
+  it("a revision never seen ready gets 503 + Retry-After", async () => {
+    const { hook, activator } = setup();
+    const p = hook.decide(req("hello.localhost"));
+    activator.answer(down);
+    expect(await p).toMatchObject({ kind: "deny", code: "ERR_UPSTREAM", retryAfterSeconds: 1 });
+  });
+  it("a setup fault (a refused token) is not papered over with old pods", async () => {
+    const { hook, activator } = await staleHello();
+    const p = hook.decide(req("hello.localhost"));
+    activator.answer({ kind: "unavailable", message: "activator refused the hook's credentials: 401" });
+    const d = await p;
+    expect(d).toMatchObject({ kind: "deny", code: "ERR_UPSTREAM" });
+    expect(d).not.toHaveProperty("retryAfterSeconds");
+  });
+  it("a revision the activator said is unknown has no pods left to serve from", async () => {
+    const { hook, activator } = await staleHello();
+    const gone = hook.decide(req("hello.localhost"));
+    activator.answer({ kind: "unknown", message: "no such revision" });
+    await gone;
+    const p = hook.decide(req("hello.localhost"));
+    activator.answer(down);
+    expect(await p).toMatchObject({ kind: "deny", code: "ERR_UPSTREAM" });
+  });
+});
+
 describe("IngressHook options", () => {
   it("an option passed as undefined keeps its default", async () => {
     const { hook, activator } = setup({ activationTimeoutMs: undefined, warmTtlMs: undefined });

@@ -83,6 +83,8 @@ export interface HookStats {
   coldAllows: number;
   activations: number;
   denies: number;
+  /** Allowed to a revision's last known pods because the activator could not be reached. */
+  staleAllows: number;
 }
 
 /** A resolver as the hook runs it: answering the revision's slot. */
@@ -99,7 +101,13 @@ const ROUTE_SET = new Set(["knative-serving-namespace", "knative-serving-revisio
  */
 export class IngressHook {
   readonly cache: WarmCache;
-  readonly stats: HookStats = { warmAllows: 0, coldAllows: 0, activations: 0, denies: 0 };
+  readonly stats: HookStats = {
+    warmAllows: 0,
+    coldAllows: 0,
+    activations: 0,
+    denies: 0,
+    staleAllows: 0,
+  };
   readonly #o: Required<
     Omit<
       IngressHookOptions,
@@ -317,15 +325,40 @@ export class IngressHook {
           `revision ${key} is failing: ${outcome.message}`,
           outcome.retryAfterSeconds ?? this.#retryAfter(key),
         );
-      case "unavailable":
-        // An activator that is down or restarting comes back: tell the client when to try again. A
-        // refused token or a malformed answer is a setup fault that waiting does not fix.
+      case "unavailable": {
+        // An activator that is down or restarting comes back. Until then a revision whose pods were last
+        // seen ready goes on being served from them, as Knative's warm routes never pass its activator: the
+        // entry only went stale because the watch that vouched for it dropped with the activator. If those
+        // pods are gone too, the proxy's own upstream error answers (infra/nginx: 503 + Retry-After).
+        const stale = outcome.transient ? this.#lastKnownPods(key) : undefined;
+        if (stale) return stale;
+        // Nothing known: tell the client when to try again. A refused token or a malformed answer is a
+        // setup fault that waiting does not fix.
         return this.#deny(
           ErrorCode.ERR_UPSTREAM,
           `cannot activate ${key}: ${outcome.message}`,
           outcome.transient ? this.#retryAfter(key) : undefined,
         );
+      }
     }
+  }
+
+  /**
+   * An allow to one of the pods the revision last had in serve mode, however old that entry is; not warm,
+   * so no proxy caches it (the next request asks again, and gets the activator's answer once it is back).
+   */
+  #lastKnownPods(key: string): Allow | undefined {
+    const slot = this.cache.peek(key);
+    if (!slot || slot.podCount === 0 || slot.mode !== "serve") return undefined;
+    this.stats.staleAllows++;
+    return {
+      kind: "allow",
+      revision: slot.ref,
+      key,
+      upstream: pickUpstream(slot, this.#o.picker),
+      via: "pod",
+      warm: false,
+    };
   }
 
   /**

@@ -351,7 +351,7 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     printFigures("real-node/kubectl-scale-fought", { putBackMs });
   }, 300_000);
 
-  it("the activator pod killed as a cold start begins: 200 or 503 + Retry-After through the gap, then its replacement wakes hello", async () => {
+  it("the activator pod killed as a cold start begins: held requests get 200 or 503 + Retry-After, the woken app is served through the gap, then the replacement wakes hello", async () => {
     await atZero(120_000);
     const [old] = await live("thaw-system", "thaw-activator");
     expect(old).toBeDefined();
@@ -406,6 +406,9 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     console.log(`activator gap: ${JSON.stringify(replacement)} ${sent.join(" ")} ${gap.refused.join(" | ")}`);
     expect(r.lost).toEqual([]);
     expect(gap.lost).toEqual([]);
+    // hello's pod is up: the hook serves it from the pods it last saw ready, with the activator gone and
+    // its warm entry long stale (before: 503 ERR_UPSTREAM from 2 s after the hook's watch dropped).
+    expect(gap.byStatus).toEqual({ 200: sent.length });
     expect(after).toBeDefined();
     expect(await live("thaw-system", "thaw-activator")).not.toContain(old);
     // At zero again, a cold request wakes hello through the replacement.
