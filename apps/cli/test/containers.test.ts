@@ -238,9 +238,14 @@ describe("thaw up with a container: backend (real podman API service)", () => {
 
   it("a container killed by someone else is noticed: its pod is replaced and requests succeed again", async () => {
     const lines: string[] = [];
-    const { stack, dispose } = await stackFrom(config("web1", 18931, engine.socket), {
-      onPodOutput: (_rev, pod, _c, line) => lines.push(`${pod}: ${line}`),
-    });
+    // min-scale 1: the replacement is wanted whatever the traffic. Without it, a replacement slower than
+    // the 6 s stable window (a loaded machine) met a scale to zero, and the container read `exited`.
+    const { stack, dispose } = await stackFrom(
+      config("web1", 18931, engine.socket, ["    autoscaling: { min-scale: 1 }"]),
+      {
+        onPodOutput: (_rev, pod, _c, line) => lines.push(`${pod}: ${line}`),
+      },
+    );
     const rev = { namespace: "default", name: "web" };
     try {
       expect((await request(stack.url, { headers: { host: "web.localhost" } })).status).toBe(200);
