@@ -70,6 +70,8 @@ export interface OverloadCase {
   name: string;
   containerConcurrency: number;
   maxQueue: number;
+  /** The overload app's WORK_MS for this case. */
+  workMs: number;
 }
 /** The three overload cases: cc1, cc4 and bounded. */
 export const OVERLOAD_CASES: readonly OverloadCase[];
