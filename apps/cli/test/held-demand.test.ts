@@ -16,8 +16,6 @@ const KNATIVE = Math.ceil(N / (CC * 0.7));
  * (docs/demand.md, Limits).
  */
 const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
-/** One decider tick, plus the status API's 100 ms poll. */
-const ONE_TICK_MS = 2000 + 100;
 
 describe("thaw up: requests held at zero count as load (issue 28.1)", () => {
   let run: UpRun;
@@ -51,9 +49,9 @@ describe("thaw up: requests held at zero count as load (issue 28.1)", () => {
     // Knative's arithmetic, within one decider tick of the poke's step to 1 (the burst's first stat), while
     // the held requests wait for the first pod; never what counting twice would ask for (AT_MOST).
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
-      ONE_TICK_MS,
-    );
+    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
+    // machine the tick itself runs late.
+    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBe(1);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     // One pod at CC 2 serves 10 in 5 rounds of WORK_MS after its start; spread over pods, the middle request

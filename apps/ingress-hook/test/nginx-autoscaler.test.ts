@@ -32,8 +32,6 @@ const KNATIVE = Math.ceil(N / (CC * 0.7));
  * (docs/demand.md, Limits).
  */
 const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
-/** One decider tick, plus the status API's 100 ms poll. */
-const ONE_TICK_MS = 2000 + 100;
 const TOKEN = "token-for-held-demand";
 const rev = { namespace: "default", name: "hello" };
 /** A revision of its own, woken once before the burst: see beforeAll. */
@@ -122,9 +120,9 @@ describe("nginx + hook + activator: requests held at zero count as load once (is
     // share subtracted. Twice would ask for up to ceil(20 / 1.4) = 15; the activator's poke alone, for 1
     // until the first pod is scraped. Knative's 8 comes within one decider tick of the poke's step to 1.
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
-      ONE_TICK_MS,
-    );
+    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
+    // machine the tick itself runs late.
+    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBe(1);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
   }, 90_000);

@@ -96,7 +96,14 @@ export function scaleReached(r, atLeast) {
   const reached = r.timeline.find(([, d]) => d >= atLeast);
   const reachedMs = reached?.[0];
   const afterFirstMs = firstMs !== undefined && reachedMs !== undefined ? reachedMs - firstMs : undefined;
-  return { firstMs, reachedMs, afterFirstMs, readyThen: reached?.[2] };
+  // The desired counts seen from the first step up to the reached one: [1, 8] is one decider tick, however
+  // late a loaded machine ran it; [1, 4, 8] is two.
+  const steps =
+    firstMs === undefined || reachedMs === undefined
+      ? undefined
+      : r.timeline.filter(([t], i, all) => t >= firstMs && t <= reachedMs && all[i - 1]?.[1] !== all[i]?.[1]);
+  const stepsAfterFirst = steps === undefined ? undefined : steps.length - 1;
+  return { firstMs, reachedMs, afterFirstMs, stepsAfterFirst, readyThen: reached?.[2] };
 }
 
 /**

@@ -23,8 +23,6 @@ const KNATIVE = Math.ceil(N / (CC * 0.7));
  * (docs/demand.md, Limits).
  */
 const AT_MOST = Math.ceil((1.25 * N) / (CC * 0.7));
-/** One decider tick, plus the status API's 100 ms poll. */
-const ONE_TICK_MS = 2000 + 100;
 
 let dir: string;
 let thaw: Proc;
@@ -86,9 +84,9 @@ describe("wrangler dev in front of thaw up: a burst held at the edge is demand a
     // Counted once: the gateway until it lets a request go, the origin from its arrival. Knative's 8 comes
     // within one decider tick of the poke's step to 1, while the first pod starts.
     const reached = scaleReached(r, KNATIVE);
-    expect(reached.afterFirstMs ?? Number.POSITIVE_INFINITY, JSON.stringify(reached)).toBeLessThanOrEqual(
-      ONE_TICK_MS,
-    );
+    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
+    // machine the tick itself runs late.
+    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBe(1);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);
