@@ -224,7 +224,11 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     const desired = await stub.decide();
     expect(desired).toBeGreaterThanOrEqual(7);
     expect(desired).toBeLessThanOrEqual(8);
-    expect((await control("state")).scales).toContainEqual({ name: "held", replicas: desired });
+    // The Durable Object's own alarm may have run a tick on the moved clock just before decide() did, so
+    // the platform was told 7 or 8, whichever tick came last.
+    const told = (await control("state")).scales.filter((x) => x.name === "held").map((x) => x.replicas);
+    expect(told.at(-1)).toBeGreaterThanOrEqual(7);
+    expect(told.at(-1)).toBeLessThanOrEqual(8);
     expect((await activation).status).toBe(504);
   });
 
