@@ -23,7 +23,7 @@ import {
   startNginxForHook,
 } from "../../ingress-hook/test/support/nginx-process.js";
 import { CONFIG_PATH } from "../src/k8s/options.js";
-import { type LoggedChild, startNode } from "./k8s/child.js";
+import { type LoggedChild, startNode, startOnFreePort } from "./k8s/child.js";
 import { allObjects, exampleFiles, INFRA, type Obj, ROOT } from "./k8s/fixtures.js";
 import { type PodTemplate, StandInKubelet } from "./k8s/kubelet.js";
 
@@ -171,8 +171,6 @@ beforeAll(async () => {
   api.apply("deployments", "apps", { ...dep, spec: { ...(dep.spec as object), replicas: 1 } });
 
   autoscalerPort = await freePort();
-  const activatorPort = await freePort();
-  const hookPort = await freePort();
   for (const [i, pod] of ["thaw-autoscaler-0", "thaw-autoscaler-1"].entries()) {
     const ip = `127.0.0.${2 + i}`;
     const { args, env } = rendered(
@@ -185,38 +183,52 @@ beforeAll(async () => {
     await run.waitFor(/thaw-autoscaler listening/, 45_000);
   }
   publishAutoscalers();
-  api.apply("endpointslices", SYS, {
-    metadata: { name: "thaw-activator-ipv4", labels: { "kubernetes.io/service-name": "thaw-activator" } },
-    addressType: "IPv4",
-    ports: [{ name: "http", port: activatorPort, protocol: "TCP" }],
-    endpoints: [
-      {
-        addresses: ["127.0.0.1"],
-        conditions: { ready: true },
-        targetRef: { kind: "Pod", name: "thaw-activator-0", uid: "uid-act-0" },
-      },
-    ],
-  });
-  const activator = rendered(
-    "thaw-activator",
-    { "metadata.name": "thaw-activator-0", "metadata.namespace": SYS, "status.podIP": "127.0.0.1" },
-    (a) => (a === "8012" ? String(activatorPort) : a),
+  const { port: activatorPort } = await startOnFreePort(
+    freePort,
+    (port) => {
+      api.apply("endpointslices", SYS, {
+        metadata: { name: "thaw-activator-ipv4", labels: { "kubernetes.io/service-name": "thaw-activator" } },
+        addressType: "IPv4",
+        ports: [{ name: "http", port, protocol: "TCP" }],
+        endpoints: [
+          {
+            addresses: ["127.0.0.1"],
+            conditions: { ready: true },
+            targetRef: { kind: "Pod", name: "thaw-activator-0", uid: "uid-act-0" },
+          },
+        ],
+      });
+      const activator = rendered(
+        "thaw-activator",
+        { "metadata.name": "thaw-activator-0", "metadata.namespace": SYS, "status.podIP": "127.0.0.1" },
+        (a) => (a === "8012" ? String(port) : a),
+      );
+      const act = startNode(
+        [join(ROOT, "apps/activator/dist/node/main.js"), ...activator.args, "--host", "127.0.0.1"],
+        ROOT,
+        activator.env,
+      );
+      platform.push(act);
+      return act;
+    },
+    /"listening"/,
+    45_000,
   );
-  const act = startNode(
-    [join(ROOT, "apps/activator/dist/node/main.js"), ...activator.args, "--host", "127.0.0.1"],
-    ROOT,
-    activator.env,
+  const { port: hookPort } = await startOnFreePort(
+    freePort,
+    (port) => {
+      const hook = rendered("thaw-ingress-hook", {}, (a) =>
+        a
+          .replace(/^0\.0\.0\.0:\d+$/, `127.0.0.1:${port}`)
+          .replace(/^http:\/\/thaw-activator\.[^/]+$/, `http://127.0.0.1:${activatorPort}`),
+      );
+      const hk = startNode([join(ROOT, "apps/ingress-hook/dist/node/cli.js"), ...hook.args], ROOT, hook.env);
+      platform.push(hk);
+      return hk;
+    },
+    /thaw-ingress-hook listening on/,
+    45_000,
   );
-  platform.push(act);
-  await act.waitFor(/"listening"/, 45_000);
-  const hook = rendered("thaw-ingress-hook", {}, (a) =>
-    a
-      .replace(/^0\.0\.0\.0:\d+$/, `127.0.0.1:${hookPort}`)
-      .replace(/^http:\/\/thaw-activator\.[^/]+$/, `http://127.0.0.1:${activatorPort}`),
-  );
-  const hk = startNode([join(ROOT, "apps/ingress-hook/dist/node/cli.js"), ...hook.args], ROOT, hook.env);
-  platform.push(hk);
-  await hk.waitFor(/thaw-ingress-hook listening on/, 45_000);
   ({ nginx, port: nginxPort } = await startNginxForHook(hookPort, activatorPort));
 }, 120_000);
 

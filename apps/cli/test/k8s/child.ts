@@ -58,3 +58,26 @@ export function startNode(args: string[], cwd: string, env: Record<string, strin
     },
   };
 }
+
+/**
+ * Starts a child on a port `pick` found free, and again on a new pick if another process took that port
+ * between the pick and the child's bind (it exits with EADDRINUSE): the two are not one step, and on a
+ * busy machine other tests pick ports too. Three tries; resolves once `ready` is in its output.
+ */
+export async function startOnFreePort(
+  pick: () => Promise<number>,
+  start: (port: number) => LoggedChild,
+  ready: RegExp,
+  ms: number,
+): Promise<{ run: LoggedChild; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await pick();
+    const run = start(port);
+    try {
+      await run.waitFor(ready, ms);
+      return { run, port };
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(run.output())) throw e;
+    }
+  }
+}
