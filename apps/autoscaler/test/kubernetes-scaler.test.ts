@@ -175,4 +175,114 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     await waitFor(() => seen.length > 0, "the Deployment");
     expect(seen.at(-1)).toEqual({ "autoscaling.knative.dev/max-scale": "3" });
   });
+
+  it("folds the kubelet's Warning Events into the revision's problem: a failing probe, then a crash the status tells better", async () => {
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
+    const problems: string[] = [];
+    const scaler = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+      backoffInitialMs: 30,
+      onProblem: (_r, p) => problems.push(p ? `${p.severity}: ${p.message}` : "none"),
+    });
+    scalers.push(scaler);
+    scaler.register(target);
+    const running = { running: { startedAt: "2026-12-06T10:00:00Z" } };
+    const podStatus = (user: Record<string, unknown>, restartCount = 0) => ({
+      conditions: [
+        { type: "PodReadyToStartContainers", status: "True" },
+        { type: "Ready", status: "False" },
+      ],
+      containerStatuses: [
+        { name: "user-container", ready: false, restartCount, ...user },
+        { name: "queue-proxy", ready: false, restartCount: 0, state: running },
+      ],
+    });
+    api.apply("pods", "apps", {
+      metadata: { name: "hello-1", labels: { app: "hello" } },
+      spec: { nodeName: "n1" },
+      status: podStatus({ state: running }),
+    });
+    const warning = (pod: string, reason: string, message: string, count: number, container?: string) => ({
+      metadata: { name: `${pod}.${reason}` },
+      involvedObject: {
+        kind: "Pod",
+        name: pod,
+        namespace: "apps",
+        ...(container ? { fieldPath: `spec.containers{${container}}` } : {}),
+      },
+      type: "Warning",
+      reason,
+      message,
+      count,
+      lastTimestamp: new Date().toISOString(),
+    });
+    // Another workload's pod in the same namespace: not this revision's problem.
+    api.apply("events", "apps", warning("other-1", "FailedMount", 'secret "x" not found', 1));
+    api.apply(
+      "events",
+      "apps",
+      warning(
+        "hello-1",
+        "Unhealthy",
+        "Readiness probe failed: HTTP probe failed with statuscode: 503",
+        1,
+        "queue-proxy",
+      ),
+    );
+    api.apply(
+      "events",
+      "apps",
+      warning(
+        "hello-1",
+        "Unhealthy",
+        "Readiness probe failed: HTTP probe failed with statuscode: 503",
+        4,
+        "queue-proxy",
+      ),
+    );
+    await waitFor(() => problems.at(-1)?.includes("(4 times)") === true, "the probe failures");
+    expect(problems.at(-1)).toBe(
+      "waiting: Readiness probe failed: HTTP probe failed with statuscode: 503 in container queue-proxy (4 times)",
+    );
+    expect(problems.some((p) => p.includes("other-1") || p.includes("secret"))).toBe(false);
+    // The app exits: its status (exit code, last lines) says more than the kubelet's BackOff event.
+    api.apply(
+      "events",
+      "apps",
+      warning("hello-1", "BackOff", "Back-off restarting failed container", 2, "user-container"),
+    );
+    api.apply("pods", "apps", {
+      metadata: { name: "hello-1", labels: { app: "hello" } },
+      spec: { nodeName: "n1" },
+      status: podStatus(
+        {
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+          lastState: { terminated: { exitCode: 3, reason: "Error", message: "boom\n" } },
+        },
+        2,
+      ),
+    });
+    await waitFor(() => problems.at(-1)?.startsWith("failing") === true, "the crash");
+    expect(problems.at(-1)).toBe(
+      "failing: app exited with code 3 before it was ready; last output: boom (crash loop: restarted 2 times)",
+    );
+    // The pod ready: nothing wrong any more.
+    api.apply("pods", "apps", {
+      metadata: { name: "hello-1", labels: { app: "hello" } },
+      spec: { nodeName: "n1" },
+      status: {
+        conditions: [
+          { type: "PodReadyToStartContainers", status: "True" },
+          { type: "Ready", status: "True" },
+        ],
+        containerStatuses: [
+          { name: "user-container", ready: true, restartCount: 3, state: running },
+          { name: "queue-proxy", ready: true, restartCount: 0, state: running },
+        ],
+      },
+    });
+    await waitFor(() => problems.at(-1) === "none", "the problem cleared");
+  });
 });

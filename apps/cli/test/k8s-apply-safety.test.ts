@@ -103,6 +103,27 @@ describe("no server-defaulted field is left out where client-side then server-si
   });
 });
 
+describe("the autoscaler's Role in each service namespace", () => {
+  it("is exactly what its Kubernetes scaler calls: read-only but for the scale subresource, events list/watch only", () => {
+    const roles = allObjects(exampleFiles()).filter(
+      (o) => o.kind === "Role" && o.metadata.name === "thaw-autoscaler",
+    );
+    expect(roles.length).toBeGreaterThan(0);
+    for (const role of roles) {
+      const rules = (role.rules ?? []) as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+      expect(
+        rules.map((r) => `${r.apiGroups.join()}/${r.resources.join()}: ${r.verbs.join()}`).sort(),
+      ).toEqual([
+        "/events: list,watch",
+        "/pods: list,watch",
+        "apps/deployments/scale: get,patch",
+        "apps/deployments: list,watch",
+        "discovery.k8s.io/endpointslices: list,watch",
+      ]);
+    }
+  });
+});
+
 describe("the autoscaler's Lease Role", () => {
   const roles = allObjects(exampleFiles()).filter(
     (o) => o.kind === "Role" && o.metadata.name === "thaw-autoscaler-leader",

@@ -8,6 +8,7 @@ export * from "./annotations.js";
 export * from "./backoff.js";
 export * from "./endpoint-pods.js";
 export * from "./lease-record.js";
+export * from "./pod-events.js";
 export * from "./pod-status.js";
 export * from "./service-address.js";
 export type * from "./types.js";

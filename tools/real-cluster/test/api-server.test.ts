@@ -74,6 +74,46 @@ describe("the emulated API server agrees with a real one", () => {
     }
   });
 
+  it("events: the field selector the autoscaler's PodEventHub sends picks the same Events on both; a label pods do not have is 400 on both", async () => {
+    const events = `/api/v1/namespaces/${NS}/events`;
+    const ev = (name: string, kind: string, type: string) => ({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace: NS },
+      involvedObject: { kind, name: "p-1", namespace: NS },
+      reason: "Unhealthy",
+      message: "Readiness probe failed: HTTP probe failed with statuscode: 503",
+      type,
+      count: 2,
+      source: { component: "kubelet" },
+      firstTimestamp: "2026-12-06T10:00:00Z",
+      lastTimestamp: "2026-12-06T10:00:05Z",
+    });
+    for (const server of ["real", "emulated"] as const) {
+      for (const [name, kind, type] of [
+        ["w-pod", "Pod", "Warning"],
+        ["n-pod", "Pod", "Normal"],
+        ["w-node", "Node", "Warning"],
+      ] as const) {
+        expect((await post(server, events, ev(name, kind, type))).status).toBe(201);
+      }
+    }
+    const q = `?fieldSelector=${encodeURIComponent("involvedObject.kind=Pod,type=Warning")}`;
+    const names = (body: unknown) =>
+      ((body as { items: { metadata: { name: string } }[] }).items ?? []).map((i) => i.metadata.name);
+    const real = await apiRequest(admin, "GET", `${events}${q}`);
+    const emu = await fetch(`${emulated.url}${events}${q}`).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+    }));
+    expect([real.status, names(real.body)]).toEqual([200, ["w-pod"]]);
+    expect([emu.status, names(emu.body)]).toEqual([200, ["w-pod"]]);
+    const badQ = `?fieldSelector=${encodeURIComponent("involvedObject.kind=Pod")}`;
+    const realBad = await apiRequest(admin, "GET", `/api/v1/namespaces/${NS}/pods${badQ}`);
+    const emuBad = await fetch(`${emulated.url}/api/v1/namespaces/${NS}/pods${badQ}`);
+    expect([realBad.status, emuBad.status]).toEqual([400, 400]);
+  });
+
   it("the real server refuses loopback Endpoints addresses too (the emulator serves no Endpoints)", async () => {
     const r = await apiRequest(admin, "POST", `/api/v1/namespaces/${NS}/endpoints`, {
       metadata: { name: "lo" },

@@ -5,6 +5,7 @@ import {
   DeploymentReader,
   type DeploymentView,
   EndpointSliceHub,
+  PodEventHub,
   ScaleWriter,
   watchPods,
 } from "@thaw/kubernetes/node";
@@ -45,7 +46,10 @@ export interface KubernetesScalerOptions {
    * this or `onProblem`, the scaler follows the Deployment's pods (RBAC: list and watch on pods).
    */
   onPodPhase?: (rev: RevisionKey, phase: PodPhase, at: number, pod: string) => void;
-  /** Why a revision's pods do not serve, read from their container statuses; undefined = nothing wrong now. */
+  /**
+   * Why a revision's pods do not serve, read from their container statuses and their Warning Events (RBAC:
+   * list and watch on pods and on events); undefined = nothing wrong now.
+   */
   onProblem?: (rev: RevisionKey, problem: PodStatusProblem | undefined) => void;
 }
 
@@ -58,7 +62,7 @@ interface Entry {
   reader: DeploymentReader;
   /** The Deployment's `spec.replicas` as last seen (unset = 1), undefined before the first list. */
   replicas: number | undefined;
-  /** The label selector the pod watch runs with, and its stop. */
+  /** The label selector the pod watch runs with, and its stop (the pods' and their events'). */
   podWatch: { selector: string; stop: () => void } | undefined;
   stop: () => void;
 }
@@ -73,6 +77,7 @@ interface Entry {
 export class KubernetesScaler implements Scaler {
   readonly #o: KubernetesScalerOptions;
   readonly #hub: EndpointSliceHub;
+  readonly #events: PodEventHub;
   readonly #targets = new Map<string, Entry>();
   readonly #log: Logger;
   #leading: boolean;
@@ -82,6 +87,13 @@ export class KubernetesScaler implements Scaler {
     this.#log = options.logger ?? silentLogger;
     this.#leading = options.leading ?? true;
     this.#hub = new EndpointSliceHub({
+      kubeConfig: options.kubeConfig,
+      clock: options.clock,
+      random: options.random ?? Math.random,
+      logger: this.#log,
+      ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
+    });
+    this.#events = new PodEventHub({
       kubeConfig: options.kubeConfig,
       clock: options.clock,
       random: options.random ?? Math.random,
@@ -170,14 +182,28 @@ export class KubernetesScaler implements Scaler {
       onPhase: (phase, at, pod) => o.onPodPhase?.(rev, phase, at, pod),
       onProblem: (problem) => o.onProblem?.(rev, problem),
     });
-    const stop = watchPods({
+    const stopPods = watchPods({
       ...common,
       ...(o.backoffInitialMs ? { backoffInitialMs: o.backoffInitialMs } : {}),
       namespace: entry.target.ns,
       labelSelector: selector,
       onChange: (pods) => tracker.update(pods, o.clock.now()),
     });
-    entry.podWatch = { selector, stop };
+    // The kubelet's and the scheduler's Warnings say what no status does (a failing probe, a mount).
+    const stopEvents = o.onProblem
+      ? this.#events.subscribe(
+          entry.target.ns,
+          (pod) => tracker.follows(pod),
+          (of) => tracker.events(of),
+        )
+      : () => {};
+    entry.podWatch = {
+      selector,
+      stop: () => {
+        stopPods();
+        stopEvents();
+      },
+    };
   }
 
   /** Resolves once the API holds `desired`; rejects with the attempt's error (`ERR_NOT_LEADER` on a follower). */
@@ -217,6 +243,7 @@ export class KubernetesScaler implements Scaler {
       e.listeners.clear();
     }
     this.#hub.close();
+    this.#events.close();
   }
 
   #get(rev: RevisionKey): Entry {

@@ -1,7 +1,9 @@
 import {
+  type PodEvent,
   type PodLike,
   type PodPhase,
   type PodStatusProblem,
+  podEventProblem,
   podPhasesReached,
   podProblem,
 } from "@thaw/kubernetes";
@@ -15,21 +17,31 @@ export interface PodStatusReports {
 }
 
 /**
- * Reads a revision's pods each time they change: the moment each pod is first seen in each phase, and the
- * revision's problem (the first one its live pods show while none of them is ready), reported only when its
- * message changes, so a crash loop is news at each restart and not at each status update.
+ * Reads a revision's pods each time they or their Warning Events change: the moment each pod is first seen
+ * in each phase, and the revision's problem while none of its live pods is ready, reported only when its
+ * message changes, so a crash loop is news at each restart and not at each status update. The statuses
+ * come first (an exit code and its last lines say more than the BackOff event about it); the events add
+ * what no status says (a probe that keeps failing, a volume that will not mount, the scheduler's reason).
  */
 export class PodStatusTracker {
   readonly #r: PodStatusReports;
   readonly #seen = new Map<string, Set<PodPhase>>();
+  #pods: readonly PodLike[] = [];
+  #events: (pod: string) => PodEvent[] = () => [];
   #problem: string | undefined;
 
   constructor(reports: PodStatusReports) {
     this.#r = reports;
   }
 
+  /** True for a pod of this revision now (its events are worth keeping). */
+  follows(pod: string): boolean {
+    return this.#seen.has(pod);
+  }
+
   /** Every pod of the revision now, at `now` (epoch ms). */
   update(pods: readonly PodLike[], now: number): void {
+    this.#pods = pods;
     const names = new Set<string>();
     for (const p of pods) {
       const name = p.metadata?.name;
@@ -47,11 +59,29 @@ export class PodStatusTracker {
       }
     }
     for (const name of this.#seen.keys()) if (!names.has(name)) this.#seen.delete(name);
-    const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
+    this.#report();
+  }
+
+  /** The pods' latest Warning per reason, after any of them changed. */
+  events(of: (pod: string) => PodEvent[]): void {
+    this.#events = of;
+    this.#report();
+  }
+
+  #report(): void {
+    const live = this.#pods.filter((p) => !p.metadata?.deletionTimestamp);
     const anyReady = live.some((p) => podPhasesReached(p).includes("firstReady"));
-    const problem = anyReady ? undefined : live.map(podProblem).find((x) => x !== undefined);
+    const problem = anyReady ? undefined : this.#worst(live);
     if (problem?.message === this.#problem) return;
     this.#problem = problem?.message;
     this.#r.onProblem?.(problem);
+  }
+
+  /** A failing problem before a waiting one; of each, the statuses' before the events'. */
+  #worst(live: readonly PodLike[]): PodStatusProblem | undefined {
+    const fromStatus = live.map(podProblem);
+    const fromEvents = live.map((p) => podEventProblem(p, this.#events(p.metadata?.name ?? "")));
+    const all = [...fromStatus, ...fromEvents].filter((x) => x !== undefined);
+    return all.find((x) => x.severity === "failing") ?? all[0];
   }
 }

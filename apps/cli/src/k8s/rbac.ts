@@ -6,14 +6,16 @@ type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]
 
 /**
  * What the autoscaler does in a service namespace (packages/kubernetes/README.md lists the calls): follow
- * Deployments (list then watch), read and patch their scale subresource, follow EndpointSlices, and follow
- * the Deployments' pods (list then watch), whose statuses tell each cold start's phases and why an app fails.
+ * Deployments (list then watch), read and patch their scale subresource, follow EndpointSlices, follow the
+ * Deployments' pods (list then watch), whose statuses tell each cold start's phases and why an app fails,
+ * and follow the pods' Warning Events (core v1; list then watch), whose messages say what no status does.
  */
 const AUTOSCALER_RULES: Rule[] = [
   { apiGroups: ["apps"], resources: ["deployments"], verbs: ["list", "watch"] },
   { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["get", "patch"] },
   { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
   { apiGroups: [""], resources: ["pods"], verbs: ["list", "watch"] },
+  { apiGroups: [""], resources: ["events"], verbs: ["list", "watch"] },
 ];
 /** The activator learns its peers and the autoscalers from EndpointSlices in its own namespace. */
 const ACTIVATOR_PEER_RULES: Rule[] = [

@@ -27,6 +27,11 @@ export interface InformerOptions<T> {
   timeoutSeconds?: number;
   backoff?: Omit<BackoffOptions, "random">;
   logger?: Logger;
+  /**
+   * Which objects to hold (default all): one not kept is dropped as if deleted, so a collection read for a
+   * few of its objects (a namespace's Events, for the pods followed) costs memory only for those.
+   */
+  keep?: (object: T) => boolean;
   /** Called with the whole state (by name) after every change, and once after each list. */
   onChange: (objects: ReadonlyMap<string, T>) => void;
 }
@@ -127,7 +132,7 @@ export class Informer<T extends KubeObject> {
     }
     if (this.#stopped) return;
     const next = new Map<string, T>();
-    for (const item of res.items) next.set(nameOf(item), item);
+    for (const item of res.items) if (this.#o.keep?.(item) ?? true) next.set(nameOf(item), item);
     // Replaced in one step: subscribers never see an empty state between two lists.
     this.#objects = next;
     this.#rv = res.resourceVersion;
@@ -216,8 +221,14 @@ export class Informer<T extends KubeObject> {
       return;
     }
     if (type !== "ADDED" && type !== "MODIFIED" && type !== "DELETED") return;
+    const drop = type === "DELETED" || !(this.#o.keep?.(obj) ?? true);
+    if (drop && !this.#objects.has(nameOf(obj))) {
+      // Nothing held changes: move on without telling anyone.
+      if (rv) this.#rv = rv;
+      return;
+    }
     const next = new Map(this.#objects);
-    if (type === "DELETED") next.delete(nameOf(obj));
+    if (drop) next.delete(nameOf(obj));
     else next.set(nameOf(obj), obj);
     this.#objects = next;
     if (rv) this.#rv = rv;

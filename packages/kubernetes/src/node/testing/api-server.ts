@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Fault, type FaultMatch, Faults } from "./faults.js";
-import { matchesFields, matchesLabels, parseLabelSelector } from "./label-selector.js";
+import { fieldSelectorError, matchesFields, matchesLabels, parseLabelSelector } from "./label-selector.js";
 import { applyPatch, type Leniency, type ParsedPath, parsePath, RESOURCES, validate } from "./resources.js";
 import { scaleSubresource } from "./scale-subresource.js";
 import { statusOf } from "./status.js";
@@ -38,7 +38,7 @@ export interface RecordedRequest {
 /**
  * An emulated Kubernetes API server: no real API server runs here. A loopback HTTP server that follows
  * the documented API semantics for the objects Thaw uses (EndpointSlices, Deployments with their `scale`
- * subresource, Leases, Services, Pods): a cluster-wide resourceVersion that grows with every write; lists
+ * subresource, Leases, Services, Pods, Events): a cluster-wide resourceVersion that grows with every write; lists
  * that carry it in `metadata.resourceVersion`; watches (see `serveWatch`) with bookmarks, timeouts and 410
  * Expired; label and field selectors; create (409 AlreadyExists), update and merge-patch with the
  * resourceVersion as a precondition (409 Conflict); 422 for invalid fields Thaw could get wrong. Faults are
@@ -205,6 +205,9 @@ export class EmulatedApiServer {
       }
       const p = parsePath(url.pathname);
       if (!p) throw new ApiError(404, `the server could not find the requested resource (${url.pathname})`);
+      const badField =
+        method === "GET" ? fieldSelectorError(p.resource, url.searchParams.get("fieldSelector")) : undefined;
+      if (badField) throw new ApiError(400, badField, "BadRequest");
       if (watch && method === "GET" && !p.name) {
         rec.status = 200;
         const w = serveWatch({
@@ -250,7 +253,7 @@ export class EmulatedApiServer {
         const fields = query.get("fieldSelector");
         const items = this.store
           .list(resource, namespace)
-          .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
+          .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o, resource));
         return [
           200,
           {

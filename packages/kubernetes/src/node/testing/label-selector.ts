@@ -82,16 +82,52 @@ function splitTop(text: string): string[] {
   return parts;
 }
 
-/** Field selectors the emulator supports: `metadata.name` and `metadata.namespace`, `=`/`==`/`!=`. */
-export function matchesFields(
-  selector: string | null,
-  obj: { metadata?: { name?: string; namespace?: string } },
-): boolean {
+/**
+ * Field labels the emulator supports per resource: `metadata.name` and `metadata.namespace` for all, and for
+ * core v1 events some of the real server's own (its event strategy's selectable fields).
+ */
+const FIELDS: Record<string, (o: Record<string, unknown>) => unknown> = {
+  "metadata.name": (o) => (o.metadata as { name?: string } | undefined)?.name,
+  "metadata.namespace": (o) => (o.metadata as { namespace?: string } | undefined)?.namespace,
+};
+const EVENT_FIELDS: Record<string, (o: Record<string, unknown>) => unknown> = {
+  "involvedObject.kind": (o) => (o.involvedObject as { kind?: string } | undefined)?.kind,
+  "involvedObject.name": (o) => (o.involvedObject as { name?: string } | undefined)?.name,
+  "involvedObject.namespace": (o) => (o.involvedObject as { namespace?: string } | undefined)?.namespace,
+  "involvedObject.fieldPath": (o) => (o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath,
+  reason: (o) => o.reason,
+  type: (o) => o.type,
+};
+
+function fieldsOf(resource: string): Record<string, (o: Record<string, unknown>) => unknown> {
+  return resource === "events" ? { ...FIELDS, ...EVENT_FIELDS } : FIELDS;
+}
+
+const TERM = /^\s*([A-Za-z.]+)\s*(==|=|!=)\s*(\S*)\s*$/;
+
+/**
+ * The error the real server gives (400 BadRequest) for a field selector it cannot apply to `resource`;
+ * undefined when it can.
+ */
+export function fieldSelectorError(resource: string, selector: string | null): string | undefined {
+  if (!selector) return undefined;
+  const known = fieldsOf(resource);
+  for (const part of selector.split(",")) {
+    const m = TERM.exec(part);
+    if (!m || !((m[1] as string) in known)) return `field label not supported: ${m?.[1] ?? part.trim()}`;
+  }
+  return undefined;
+}
+
+/** Whether `obj` of `resource` matches a field selector ({@link fieldSelectorError} said it is valid). */
+export function matchesFields(selector: string | null, obj: object, resource = ""): boolean {
   if (!selector) return true;
+  const known = fieldsOf(resource);
   return selector.split(",").every((part) => {
-    const m = /^\s*(metadata\.name|metadata\.namespace)\s*(==|=|!=)\s*(\S*)\s*$/.exec(part);
-    if (!m) throw new Error(`field label not supported: ${JSON.stringify(part)}`);
-    const actual = m[1] === "metadata.name" ? obj.metadata?.name : obj.metadata?.namespace;
+    const m = TERM.exec(part);
+    const get = m ? known[m[1] as string] : undefined;
+    if (!m || !get) throw new Error(`field label not supported: ${JSON.stringify(part)}`);
+    const actual = String(get(obj as Record<string, unknown>) ?? "");
     return m[2] === "!=" ? actual !== m[3] : actual === m[3];
   });
 }

@@ -18,6 +18,7 @@ export const RESOURCES: Record<string, ResourceType> = {
   leases: { prefix: "/apis/coordination.k8s.io/v1", kind: "Lease", apiVersion: "coordination.k8s.io/v1" },
   services: { prefix: "/api/v1", kind: "Service", apiVersion: "v1" },
   pods: { prefix: "/api/v1", kind: "Pod", apiVersion: "v1" },
+  events: { prefix: "/api/v1", kind: "Event", apiVersion: "v1" },
 };
 
 /** A request path taken apart: `/apis/<g>/<v>/namespaces/<ns>/<resource>[/<name>[/<subresource>]]`. */

@@ -44,7 +44,7 @@ export function serveWatch(o: WatchStreamOptions): OpenWatch {
   const labels = parseLabelSelector(query.get("labelSelector") ?? "");
   const fields = query.get("fieldSelector");
   const matches = (obj: ApiObject | undefined) =>
-    obj !== undefined && matchesLabels(labels, obj.metadata.labels) && matchesFields(fields, obj);
+    obj !== undefined && matchesLabels(labels, obj.metadata.labels) && matchesFields(fields, obj, o.resource);
   const bookmarks = query.get("allowWatchBookmarks") === "true";
   const timeoutSeconds = Number(query.get("timeoutSeconds") ?? o.defaultTimeoutSeconds);
   let stalled = false;
