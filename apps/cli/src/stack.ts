@@ -207,6 +207,7 @@ export async function startStack(
       portName: s.containerPortName,
       ...(app.replicas ? { replicas: app.replicas } : {}),
       ...(app.readinessGate ? { readinessGate: app.readinessGate } : {}),
+      ...(app.queueProxyRunner ? { queueProxyRunner: app.queueProxyRunner } : {}),
       ...(run?.servingPort !== undefined ? { servingPort: run.servingPort } : {}),
       ...(run?.queueProxy ? { queueProxy: run.queueProxy } : {}),
       containerConcurrency: s.containerConcurrency,

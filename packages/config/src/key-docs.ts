@@ -256,4 +256,10 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   "services[].container.socket": {
     text: "The engine's API socket; $DOCKER_HOST, then the podman and Docker defaults when unset.",
   },
+  "services[].container.queueProxy": {
+    text: "`process` (default): each replica's queue-proxy is a host process; `container`: a container beside the app's, in its network namespace, as in a Kubernetes pod.",
+  },
+  "services[].container.queueProxyImage": {
+    text: "The queue-proxy container's image; default Thaw's, `localhost/thaw/queue-proxy:<version>` as `npm run images` builds it.",
+  },
 };

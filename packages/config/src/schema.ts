@@ -146,6 +146,22 @@ const container = strict({
   ),
   port: int(1, 65535, "the port the app listens on inside the container, e.g. 8080"),
   socket: v.optional(socketPath),
+  // Where each replica's queue-proxy runs: a host process (the default) or a container of its own beside the
+  // app's, in the app container's network namespace, as in a Kubernetes pod (docs/containers.md).
+  queueProxy: v.optional(
+    v.picklist(
+      ["process", "container"],
+      "must be process (a host process, the default) or container (a container beside the app's, as in a Kubernetes pod)",
+    ),
+    "process",
+  ),
+  // The image of that container; default Thaw's own, as `npm run images` builds it.
+  queueProxyImage: v.optional(
+    v.pipe(
+      v.string("must be an image reference"),
+      v.regex(/^[a-z0-9][^\s]*$/, "must be an image reference such as localhost/thaw/queue-proxy:0.1.0"),
+    ),
+  ),
 });
 
 /**

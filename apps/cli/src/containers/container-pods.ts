@@ -11,6 +11,8 @@ export interface PodApp {
   replicas?: { env: string; userPort: (n: number) => number | undefined };
   /** A container's health check, when it has one (see LocalServiceSpec). */
   readinessGate?: (replica: number) => Promise<boolean>;
+  /** With `container.queueProxy: container`, what runs the queue-proxy as a container (see LocalServiceSpec). */
+  queueProxyRunner?: { command: readonly string[]; env: Readonly<Record<string, string>> };
 }
 
 /**
@@ -48,6 +50,7 @@ export function podApp(s: ResolvedService, target: ContainerTarget | undefined):
     portEnv: "PORT",
     replicas: { env: target.replicaEnv, userPort: target.userPortOf },
     ...(target.readinessGate ? { readinessGate: target.readinessGate } : {}),
+    ...(target.queueProxyContainer ? { queueProxyRunner: target.queueProxyContainer } : {}),
   };
 }
 

@@ -5,6 +5,8 @@ export const THAW_LABELS = {
   hosts: "thaw.hosts",
   port: "thaw.port",
   concurrency: "thaw.concurrency",
+  queueProxy: "thaw.queue-proxy",
+  queueProxyImage: "thaw.queue-proxy-image",
 } as const;
 
 /** Compose's labels on the containers it makes: project, service, and which replica of it. */
@@ -97,13 +99,23 @@ export function serviceFromLabels(c: {
       .filter(Boolean),
     ...(concurrency !== undefined ? { containerConcurrency: concurrency } : {}),
     autoscaling,
-    container: { name: c.name, port: port ?? 8080, socket: c.socket },
+    container: {
+      name: c.name,
+      port: port ?? 8080,
+      socket: c.socket,
+      ...(l[THAW_LABELS.queueProxy] !== undefined ? { queueProxy: l[THAW_LABELS.queueProxy] } : {}),
+      ...(l[THAW_LABELS.queueProxyImage] !== undefined
+        ? { queueProxyImage: l[THAW_LABELS.queueProxyImage] }
+        : {}),
+    },
   };
   const labelOf = (path: string): string => {
     if (path === "name") return THAW_LABELS.service;
     if (path === "hosts" || path.startsWith("hosts[")) return THAW_LABELS.hosts;
     if (path === "containerConcurrency") return THAW_LABELS.concurrency;
     if (path === "container.port") return THAW_LABELS.port;
+    if (path === "container.queueProxy") return THAW_LABELS.queueProxy;
+    if (path === "container.queueProxyImage") return THAW_LABELS.queueProxyImage;
     const m = /^autoscaling(?:\.|\[")(.*?)(?:"\])?$/.exec(path);
     if (m?.[1]) return m[1].startsWith(AUTOSCALING) ? m[1] : `${AUTOSCALING}${m[1]}`;
     return path;

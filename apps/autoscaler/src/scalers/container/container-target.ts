@@ -3,6 +3,7 @@ import { ATTACH_ENV } from "./attach-main-env.js";
 import { type ContainerInspect, EngineClient } from "./engine-api.js";
 import { healthCommand, healthGate } from "./health-gate.js";
 import { appHostPort, isOurReplica, replicaName } from "./replica.js";
+import { defaultQueueProxyImage, SIDECAR_ENV } from "./sidecar.js";
 import { resolveSocket } from "./socket.js";
 
 /** A `container:` service checked against its engine: what its pods run and where their apps answer. */
@@ -23,6 +24,11 @@ export interface ContainerTarget {
   /** argv and env of the pod's "app": the attach process (attach-main.ts). */
   command: string[];
   env: Record<string, string>;
+  /**
+   * With `queueProxy: container`, argv and env of the pod's queue-proxy: the process that runs it as a
+   * container beside the app's (sidecar-main.ts). Undefined: Thaw's queue-proxy runs as a host process.
+   */
+  queueProxyContainer?: { command: string[]; env: Record<string, string> };
 }
 
 /**
@@ -31,7 +37,13 @@ export interface ContainerTarget {
  * the field and the fix.
  */
 export async function containerTarget(
-  c: { name: string; port: number; socket?: string },
+  c: {
+    name: string;
+    port: number;
+    socket?: string;
+    queueProxy?: "process" | "container";
+    queueProxyImage?: string;
+  },
   env: Readonly<Record<string, string | undefined>>,
   at: string,
 ): Promise<{ ok: true; value: ContainerTarget } | { ok: false; message: string }> {
@@ -60,6 +72,29 @@ export async function containerTarget(
       message: `${at}.port: container ${c.name} does not publish port ${c.port}: create it with --network host (the app on ${c.port}) or -p 127.0.0.1:HOSTPORT:${c.port}`,
     };
   }
+  let queueProxyContainer: ContainerTarget["queueProxyContainer"];
+  if (c.queueProxy === "container") {
+    // The queue-proxy shares the app's network namespace; thaw up reaches it on the host's loopback, so
+    // that namespace must be the host's (a published one would have to publish the queue-proxy's ports too,
+    // and the first container's ports are fixed when it is created).
+    if (found.HostConfig.NetworkMode !== "host") {
+      return {
+        ok: false,
+        message: `${at}.queueProxy: container ${c.name} is on network ${found.HostConfig.NetworkMode ?? "(default)"}; a queue-proxy container shares the app's network namespace and thaw up reaches it on the host's loopback, so create the container with --network host (Compose: network_mode: host), or use queueProxy: process`,
+      };
+    }
+    const image = c.queueProxyImage ?? defaultQueueProxyImage();
+    if (!(await engine.hasImage(image))) {
+      return {
+        ok: false,
+        message: `${at}.queueProxyImage: the engine at ${socket.path} has no image ${image}: build Thaw's with npm run images, then load it into this engine (podman save ${image} | podman load), or name another image`,
+      };
+    }
+    queueProxyContainer = {
+      command: [process.execPath, fileURLToPath(new URL("./sidecar-main.js", import.meta.url))],
+      env: { [ATTACH_ENV.socket]: socket.path, [ATTACH_ENV.name]: c.name, [SIDECAR_ENV.image]: image },
+    };
+  }
   const adopted = found.State.Running ? await runningCopies(engine, c.name, c.port) : [];
   // Each adopted copy's port is used once, by the pod that adopts it; a later pod of that number picks anew.
   const ports = new Map(adopted.map((port, i) => [i + 2, port]));
@@ -79,6 +114,7 @@ export async function containerTarget(
       replicaEnv: ATTACH_ENV.replica,
       command: [process.execPath, fileURLToPath(new URL("./attach-main.js", import.meta.url))],
       env: { [ATTACH_ENV.socket]: socket.path, [ATTACH_ENV.name]: c.name, [ATTACH_ENV.port]: String(c.port) },
+      ...(queueProxyContainer ? { queueProxyContainer } : {}),
     },
   };
 }

@@ -72,6 +72,17 @@ export class EngineClient {
     }
   }
 
+  /** True when the engine has the image `ref` (`GET /images/{name}/json`). */
+  async hasImage(ref: string): Promise<boolean> {
+    try {
+      await this.#call("GET", `/images/${encodeURIComponent(ref)}/json`);
+      return true;
+    } catch (e) {
+      if (e instanceof EngineError && e.status === 404) return false;
+      throw e;
+    }
+  }
+
   /** Starts it (304, already running, is fine). */
   async start(id: string): Promise<void> {
     await this.#call("POST", `/containers/${encodeURIComponent(id)}/start`, undefined, [304]);

@@ -13,6 +13,7 @@ import {
   queueProxyExitProblem,
 } from "./pod-problem.js";
 import type { Reaper } from "./reaper.js";
+import { QUEUE_PROXY_RUNNER_ENV } from "./runner-env.js";
 import type { Spare } from "./spare.js";
 import { launchScript } from "./spare-launcher.js";
 
@@ -224,12 +225,27 @@ export class LocalPod {
     const appEnv = userAppEnv(spec, name, ports.user, this.#o.baseEnv);
     if (numbered) appEnv[numbered.env] = String(replica);
     this.#app = this.#launchApp(appEnv);
-    this.#qp =
-      (knative ? undefined : this.#o.spare?.take(JSON.stringify(qpEnv.env), onQpLine)) ??
-      spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
-        env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
-        onLine: (_s, line) => onQpLine(line),
-      });
+    const runner = spec.queueProxyRunner;
+    this.#qp = runner
+      ? spawnGroup(runner.command, {
+          env: {
+            ...this.#o.baseEnv,
+            ...runner.env,
+            ...(numbered ? { [numbered.env]: String(replica) } : {}),
+            [QUEUE_PROXY_RUNNER_ENV.env]: JSON.stringify(qpEnv.env),
+            // Kubernetes' grace period: the quiet period and the longest request (the pod SIGKILLs its
+            // runner 5 s later, so the engine's kill comes first and the container is still removed).
+            [QUEUE_PROXY_RUNNER_ENV.stopTimeout]: String(
+              Math.ceil(spec.drainQuietPeriodMs / 1000) + spec.timeoutSeconds,
+            ),
+          },
+          onLine: (_s, line) => onQpLine(line),
+        })
+      : ((knative ? undefined : this.#o.spare?.take(JSON.stringify(qpEnv.env), onQpLine)) ??
+        spawnGroup(knative?.command ?? this.#o.queueProxyCommand, {
+          env: { ...(knative ? withoutThawPortVars(this.#o.baseEnv) : this.#o.baseEnv), ...qpEnv.env },
+          onLine: (_s, line) => onQpLine(line),
+        }));
     this.#ports = ports;
     // If this process dies without stopping the pod (SIGKILL, a crash), the reaper kills both groups.
     this.#o.reaper.add(this.pids);

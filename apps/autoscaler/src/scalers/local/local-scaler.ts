@@ -130,7 +130,7 @@ export class LocalScaler implements Scaler {
     });
     // The first spares (and the reaper) start with the first revision, before any request: nothing else
     // runs yet.
-    if (!spec.queueProxy) this.#thawQueueProxy = true;
+    if (!spec.queueProxy && !spec.queueProxyRunner) this.#thawQueueProxy = true;
     this.#reaper.start();
     this.#warmSpare();
   }
@@ -282,7 +282,7 @@ export class LocalScaler implements Scaler {
       name,
       ...(replica !== undefined ? { replica } : {}),
       queueProxyCommand: this.#queueProxyCommand,
-      ...(this.#spare && !r.spec.queueProxy ? { spare: this.#spare } : {}),
+      ...(this.#spare && !r.spec.queueProxy && !r.spec.queueProxyRunner ? { spare: this.#spare } : {}),
       ...(this.#launcher ? { launcher: this.#launcher } : {}),
       reaper: this.#reaper,
       baseEnv: this.#o.baseEnv ?? process.env,

@@ -48,6 +48,19 @@ export interface LocalServiceSpec {
    * 9090), so at most one pod of it runs per machine. Unset: Thaw's `thaw-queue-proxy`, every port movable.
    */
   queueProxy?: KnativeQueueProxy;
+  /** Thaw's queue-proxy run by another process (a container beside the app's); unset: spawned here. */
+  queueProxyRunner?: QueueProxyRunner;
+}
+
+/**
+ * Thaw's queue-proxy run by another process instead of spawned here (a container's, see
+ * scalers/container/sidecar-main.ts): its argv and env. It is given the queue-proxy's environment as one
+ * JSON object in QUEUE_PROXY_RUNNER_ENV.env (runner-env.ts), the drain's bound in seconds in `.stopTimeout`, and the
+ * pod's replica number like the app; SIGTERM to it must drain the queue-proxy before it exits.
+ */
+export interface QueueProxyRunner {
+  command: readonly string[];
+  env: Readonly<Record<string, string>>;
 }
 
 /** A queue-proxy binary that reads only Knative's env: its argv and the fixed ports it binds. */
