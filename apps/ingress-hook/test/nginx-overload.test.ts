@@ -44,7 +44,11 @@ beforeAll(async () => {
       namespace: "default",
       name: r.name,
       command: [process.execPath, OVERLOAD_APP],
-      env: { STARTUP_DELAY_MS: "500", WORK_MS: String(r.workMs), START_GATE_FILE: join(gates, `${r.name}.open`) },
+      env: {
+        STARTUP_DELAY_MS: "500",
+        WORK_MS: String(r.workMs),
+        START_GATE_FILE: join(gates, `${r.name}.open`),
+      },
       portEnv: "PORT",
       containerConcurrency: r.containerConcurrency,
       timeoutSeconds: 60,
