@@ -87,6 +87,9 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     service.addRevision(rev, p.value);
     service.start();
     try {
+      // Until the Deployment is read its count is unknown and a poke patches nothing (a loaded machine
+      // lists it late): the failures below must meet a PATCH.
+      await waitFor(() => scaler.replicas(rev) === 0, "the Deployment's count");
       api.failNext({ method: "PATCH", path: SCALE }, { status: 500 });
       api.failNext({ method: "PATCH", path: SCALE }, { status: 409 });
       service.poke(rev);
