@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultCacheDir, podman as imagesPodman, setupPodman } from "@thaw/images";
+import { fileURLToPath } from "node:url";
+import { COMPONENTS, defaultCacheDir, imageRef, podman as imagesPodman, setupPodman } from "@thaw/images";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PodmanEngine, startPodman } from "./support/podman-engine.js";
 import { request, stackFrom } from "./support/stack-harness.js";
@@ -14,7 +15,12 @@ import { until } from "./support/up-process.js";
 
 const HOST = "side.localhost";
 const rev = { namespace: "default", name: "side" };
-const IMAGE = "localhost/thaw/queue-proxy:0.1.0";
+/** The queue-proxy image `npm run images` tags with the package's version. */
+const IMAGE = (() => {
+  const qp = COMPONENTS.find((c) => c.name === "queue-proxy");
+  if (!qp) throw new Error("tools/images has no queue-proxy component");
+  return imageRef(fileURLToPath(new URL("../../../", import.meta.url)), qp);
+})();
 
 describe("a container's queue-proxy as a container beside it", () => {
   let engine: PodmanEngine;
