@@ -1,5 +1,14 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -7,7 +16,7 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 /** busybox applets the image's shell scripts (the CGI, health checks) call. */
-const APPLETS = ["sh", "sleep", "test", "touch", "cat", "printf", "rm", "sed"];
+const APPLETS = ["sh", "sleep", "test", "touch", "cat", "printf", "rm", "sed", "wget"];
 
 const SLOW_CGI = [
   "#!/bin/sh",
@@ -66,6 +75,8 @@ export async function startPodman(): Promise<PodmanEngine> {
   symlinkSync("usr/lib", join(root, "lib"));
   symlinkSync("usr/lib64", join(root, "lib64"));
   writeFileSync(join(root, "www/index.html"), "hello from a container\n");
+  // What docs/containers.md's health check fetches.
+  writeFileSync(join(root, "www/healthz"), "ok\n");
   // /cgi-bin/slow answers after $SLOW seconds (default 0.3) with the port it serves on: a request that takes a
   // while, so a burst needs replicas, and says which replica answered.
   mkdirSync(join(root, "www/cgi-bin"));
@@ -102,8 +113,25 @@ export async function startPodman(): Promise<PodmanEngine> {
         service.kill("SIGTERM");
         await new Promise((r) => service.once("exit", r));
       }
+      // The overlay driver mounts its storage folder on itself (and a stopping container's layers): rm meets
+      // EBUSY until they are unmounted, deepest first.
+      for (const m of mountsUnder(dir)) await run("umount", ["-l", m]).catch(() => undefined);
       // conmon may still be writing its exit files under run/ for a moment (ENOTEMPTY): retried, bounded.
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
+}
+
+/** Mount points at or below `dir` in this process's mount table, deepest first. */
+function mountsUnder(dir: string): string[] {
+  const points = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    // Field 5 is the mount point, with space, tab, newline and backslash written as octal escapes.
+    .map((l) =>
+      (l.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, o: string) =>
+        String.fromCharCode(Number.parseInt(o, 8)),
+      ),
+    )
+    .filter((m) => m === dir || m.startsWith(`${dir}/`));
+  return points.sort((a, b) => b.length - a.length);
 }
