@@ -11,7 +11,7 @@ import { COMPONENTS, defaultCacheDir, imageRef, podman as imagesPodman, setupPod
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PodmanEngine, startPodman } from "./support/podman-engine.js";
 import { request, stackFrom } from "./support/stack-harness.js";
-import { until } from "./support/up-process.js";
+import { startUp, until } from "./support/up-process.js";
 
 const HOST = "side.localhost";
 const rev = { namespace: "default", name: "side" };
@@ -21,6 +21,19 @@ const IMAGE = (() => {
   if (!qp) throw new Error("tools/images has no queue-proxy component");
   return imageRef(fileURLToPath(new URL("../../../", import.meta.url)), qp);
 })();
+
+/** Config lines: service `side` on container side1 with its queue-proxy as a container (`more`: its keys). */
+function sideConfig(socket: string, more: string[] = []): string[] {
+  return [
+    "autoscaler: { stable-window: 6s, scale-to-zero-grace-period: 1s }",
+    "drain: { quietPeriod: 100ms }",
+    "services:",
+    "  - name: side",
+    `    hosts: [${HOST}]`,
+    ...more,
+    `    container: { name: side1, port: 18981, socket: ${socket}, queueProxy: container }`,
+  ];
+}
 
 describe("a container's queue-proxy as a container beside it", () => {
   let engine: PodmanEngine;
@@ -52,12 +65,7 @@ describe("a container's queue-proxy as a container beside it", () => {
   }, 60_000);
 
   it("a cold request starts the app and its queue-proxy container, answered through it; scale to zero stops the queue-proxy first, then the app, and removes it", async () => {
-    const { stack, dispose } = await stackFrom([
-      "services:",
-      "  - name: side",
-      `    hosts: [${HOST}]`,
-      `    container: { name: side1, port: 18981, socket: ${engine.socket}, queueProxy: container }`,
-    ]);
+    const { stack, dispose } = await stackFrom(sideConfig(engine.socket));
     try {
       const t0 = Date.now();
       const cold = await request(stack.url, { headers: { host: HOST } });
@@ -101,4 +109,105 @@ describe("a container's queue-proxy as a container beside it", () => {
       await dispose();
     }
   }, 120_000);
+  it("thaw up SIGKILLed with 2 replicas: the next adopts both app containers, gives each a new queue-proxy container in its namespace, and at zero removes the copy and both", async () => {
+    const ps = async (all = false) =>
+      (await engine.podman(["ps", ...(all ? ["-a"] : []), "--format", "{{.Names}}"]))
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .sort();
+    const inspect = async (name: string, format: string) =>
+      (await engine.podman(["inspect", "--format", format, name])).trim();
+    const apps = ["side1", "side1-2"];
+    const all = ["side1", "side1-2", "side1-2-queue-proxy", "side1-queue-proxy"];
+    const run = await startUp("thaw-sidecar", [
+      "listen: 127.0.0.1:0",
+      ...sideConfig(engine.socket, ["    autoscaling: { min-scale: 2, max-scale: 2 }"]),
+    ]);
+    try {
+      await until(
+        async () => {
+          const revs = (await (await fetch(`${run.up.url}/_thaw/api/revisions`)).json()) as {
+            readyPods: number;
+          }[];
+          return revs[0]?.readyPods === 2;
+        },
+        60_000,
+        "2 ready replicas",
+      );
+    } finally {
+      // SIGKILL: no orderly stop, so the containers outlive it (the processes that ran them die with it).
+      await run.dispose();
+    }
+    expect(await ps()).toEqual(all);
+    // Each queue-proxy is in its own app container's network namespace.
+    for (const app of apps) {
+      expect(await inspect(`${app}-queue-proxy`, "{{.HostConfig.NetworkMode}}")).toBe(
+        `container:${await inspect(app, "{{.Id}}")}`,
+      );
+    }
+    const startedAt = async () => Promise.all(apps.map((a) => inspect(a, "{{.State.StartedAt}}")));
+    const appsBefore = await startedAt();
+    const qpBefore = await Promise.all(apps.map((a) => inspect(`${a}-queue-proxy`, "{{.Id}}")));
+
+    const { stack, dispose } = await stackFrom(
+      sideConfig(engine.socket, ["    autoscaling: { max-scale: 2 }"]),
+    );
+    try {
+      expect(stack.scaler.pods(rev).length).toBe(2);
+      await until(
+        () => stack.scaler.pods(rev).filter((p) => p.ready).length === 2,
+        30_000,
+        "2 adopted, ready",
+      );
+      expect((await request(stack.url, { headers: { host: HOST } })).status).toBe(200);
+      // The app containers were adopted, not restarted; their queue-proxies are this thaw up's own.
+      expect(await startedAt()).toEqual(appsBefore);
+      expect(await ps()).toEqual(all);
+      for (const [i, app] of apps.entries()) {
+        const qp = `${app}-queue-proxy`;
+        expect(await inspect(qp, "{{.Id}}")).not.toBe(qpBefore[i]);
+        expect(await inspect(qp, "{{.HostConfig.NetworkMode}}")).toBe(
+          `container:${await inspect(app, "{{.Id}}")}`,
+        );
+      }
+      // Idle: Thaw's copy and both queue-proxy containers are removed; the user's side1 is only stopped.
+      await until(
+        async () => (await ps(true)).join() === "side1",
+        60_000,
+        "back to zero, Thaw's containers removed",
+      );
+      expect(await inspect("side1", "{{.State.Running}}")).toBe("false");
+    } finally {
+      await dispose();
+    }
+  }, 180_000);
+  it("refused, naming the field and the fix: a queue-proxy container for an app off the host network, or an image the engine lacks", async () => {
+    await engine.podman([
+      "create",
+      "--name",
+      "bridged",
+      "-p",
+      "127.0.0.1:18982:8080",
+      "localhost/thaw-test/httpd:1",
+    ]);
+    try {
+      const service = (container: string) => [
+        "services:",
+        "  - name: side",
+        `    hosts: [${HOST}]`,
+        `    container: { ${container}, socket: ${engine.socket}, queueProxy: container }`,
+      ];
+      await expect(stackFrom(service("name: bridged, port: 8080"))).rejects.toThrow(
+        /services\[0\]\.container\.queueProxy: container bridged is on network .*create the container with --network host .*or use queueProxy: process/,
+      );
+      await expect(
+        stackFrom(service("name: side1, port: 18981, queueProxyImage: localhost/thaw/none:1")),
+      ).rejects.toThrow(
+        /services\[0\]\.container\.queueProxyImage: the engine at .* has no image localhost\/thaw\/none:1: build Thaw's with npm run images/,
+      );
+    } finally {
+      await engine.podman(["rm", "-f", "bridged"]);
+    }
+  }, 60_000);
 });
