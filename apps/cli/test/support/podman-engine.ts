@@ -5,11 +5,12 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -65,9 +66,7 @@ export async function startPodman(): Promise<PodmanEngine> {
   const root = join(dir, "rootfs");
   mkdirSync(join(root, "bin"), { recursive: true });
   mkdirSync(join(root, "www"), { recursive: true });
-  await run("apt-get", ["download", "-o", "APT::Sandbox::User=root", "busybox-static"], { cwd: dir });
-  const deb = readdirSync(dir).find((f) => f.endsWith(".deb")) as string;
-  await run("dpkg-deb", ["-x", join(dir, deb), join(dir, "deb")]);
+  await run("dpkg-deb", ["-x", await busyboxDeb(), join(dir, "deb")]);
   await run("cp", [join(dir, "deb/bin/busybox"), join(root, "bin/busybox")]);
   for (const applet of APPLETS) symlinkSync("busybox", join(root, "bin", applet));
   // Debian's merged /usr layout: a container that mounts the host's /usr read-only (to run the host's
@@ -134,4 +133,29 @@ function mountsUnder(dir: string): string[] {
     )
     .filter((m) => m === dir || m.startsWith(`${dir}/`));
   return points.sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Debian's busybox-static .deb, downloaded once into the user's cache (~/.cache/thaw/debs) and reused by
+ * every podman test file after: any version serves, the image only needs its shell and httpd.
+ */
+async function busyboxDeb(): Promise<string> {
+  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "thaw", "debs");
+  const cached = () => readdirSync(cache).find((f) => /^busybox-static_.*\.deb$/.test(f));
+  mkdirSync(cache, { recursive: true });
+  let deb = cached();
+  if (!deb) {
+    // Downloaded into a folder of its own, then moved: a test file running beside never sees half a file.
+    const part = mkdtempSync(join(cache, "download-"));
+    try {
+      await run("apt-get", ["download", "-o", "APT::Sandbox::User=root", "busybox-static"], { cwd: part });
+      const got = readdirSync(part).find((f) => f.endsWith(".deb"));
+      if (!got) throw new Error("apt-get download busybox-static wrote no .deb (run apt-get update?)");
+      renameSync(join(part, got), join(cache, got));
+    } finally {
+      rmSync(part, { recursive: true, force: true });
+    }
+    deb = cached() as string;
+  }
+  return join(cache, deb);
 }
