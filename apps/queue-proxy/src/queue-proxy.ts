@@ -4,6 +4,7 @@ import type { Clock, TimerHandle } from "@thaw/clock";
 import {
   Drainer,
   encodeStat,
+  Path,
   PROMETHEUS_CONTENT_TYPE,
   PROTOBUF_CONTENT_TYPE,
   QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
@@ -11,6 +12,7 @@ import {
   queueHealthResponse,
   type Tracer,
 } from "@thaw/protocol";
+import { othersListening } from "@thaw/readiness/node";
 import type { Logger } from "pino";
 import type { QueueProxyConfig } from "./config.js";
 import type { ExchangeContext } from "./exchange.js";
@@ -70,6 +72,12 @@ function admin(drainer: Drainer, clock: Clock, sigterm: () => boolean): http.Req
       if (!res.destroyed) res.writeHead(200).end();
     });
   };
+}
+
+/** The answer on `Path.listening`: the app's port and what listens in the pod beside the queue-proxy. */
+async function listeningReport(userPort: number): Promise<string> {
+  const listening = await othersListening().catch(() => undefined);
+  return JSON.stringify({ userPort, listening: listening ?? null });
 }
 
 /** How long SIGTERM waits for HTTP/1 connections to send their last bytes before cutting them. */
@@ -141,7 +149,14 @@ export async function startQueueProxy(
   let sigterm = false;
   const adminServer = http.createServer(admin(drainer, clock, () => sigterm));
   const statServer = http.createServer((req, res) => {
-    if ((req.url ?? "").split("?")[0] !== "/metrics") {
+    const path = (req.url ?? "").split("?")[0];
+    if (path === Path.listening) {
+      void listeningReport(config.userPort).then((body) =>
+        res.writeHead(200, { "content-type": "application/json" }).end(body),
+      );
+      return;
+    }
+    if (path !== "/metrics") {
       res.writeHead(404).end();
       return;
     }

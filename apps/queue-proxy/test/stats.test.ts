@@ -76,6 +76,25 @@ describe(":9090 /metrics (protobuf Stat, c.5 and f.1)", () => {
   });
 });
 
+describe(":9090 /thaw/listening (what listens beside the queue-proxy)", () => {
+  it("names the app's port and the ports others listen on, never the queue-proxy's own", async () => {
+    const qp = await startInProcess(backend.port);
+    try {
+      const res = await fetch(`http://127.0.0.1:${qp.ports.metrics}/thaw/listening`);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      const body = (await res.json()) as { userPort: number; listening: number[] };
+      expect(body.userPort).toBe(backend.port);
+      // The backend runs in this process, as the queue-proxy does here: both are "own". In a pod the app is
+      // another process (listeners.test.ts in @thaw/readiness shows another process's port is named).
+      for (const own of [qp.ports.serving, qp.ports.admin, qp.ports.metrics]) {
+        expect(body.listening).not.toContain(own);
+      }
+    } finally {
+      await qp.close();
+    }
+  });
+});
+
 describe(":9091 Prometheus request metrics (c.6)", () => {
   it("has Knative's duration buckets per status code, and the queue depth when a breaker runs", async () => {
     const qp = await startInProcess(backend.port, { CONTAINER_CONCURRENCY: "5" });

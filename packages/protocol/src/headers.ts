@@ -50,6 +50,11 @@ export const UserAgent = {
 export const Path = {
   healthz: "/healthz",
   waitForDrain: "/wait-for-drain",
+  /**
+   * On the queue-proxy's metrics port (Thaw's, not Knative's): `{ userPort, listening }`, the ports the
+   * pod's other containers listen on, for the autoscaler to name a port mismatch of a pod never ready.
+   */
+  listening: "/thaw/listening",
 } as const;
 
 /** Headers only Knative components may set; the ingress hook strips them from outside requests. */
