@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { systemClock } from "@thaw/clock";
 import { ManualClock } from "@thaw/clock/testing";
 import { kubeConfigFor } from "@thaw/kubernetes/node";
@@ -287,5 +289,54 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
       },
     });
     await waitFor(() => problems.at(-1) === "none", "the problem cleared");
+  });
+  it("asks a pod never ready which port its app listens on: 8099 instead of $PORT is failing, named at once", async () => {
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
+    // The pod's queue-proxy metrics port, as the real one answers Path.listening.
+    let listening = [8099];
+    const qp = createServer((req, res) => {
+      if (req.url !== "/thaw/listening") return void res.writeHead(404).end();
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ userPort: 8080, listening }));
+    });
+    await new Promise<void>((r) => qp.listen(0, "127.0.0.1", r));
+    const problems: string[] = [];
+    const scaler = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+      backoffInitialMs: 30,
+      onProblem: (_r, p) => problems.push(p ? `${p.severity}: ${p.message}` : "none"),
+    });
+    scalers.push(scaler);
+    try {
+      scaler.register({ ...target, metricsPort: (qp.address() as AddressInfo).port });
+      const running = { running: { startedAt: "2026-12-06T10:00:00Z" } };
+      api.apply("pods", "apps", {
+        metadata: { name: "hello-1", labels: { app: "hello" } },
+        spec: { nodeName: "n1" },
+        status: {
+          podIP: "127.0.0.1",
+          conditions: [
+            { type: "PodReadyToStartContainers", status: "True" },
+            { type: "Ready", status: "False" },
+          ],
+          containerStatuses: [
+            { name: "user-container", ready: false, restartCount: 0, state: running },
+            { name: "queue-proxy", ready: false, restartCount: 0, state: running },
+          ],
+        },
+      });
+      await waitFor(() => problems.at(-1)?.startsWith("failing") === true, "the port problem");
+      expect(problems.at(-1)).toBe(
+        "failing: app listens on 8099, not on $PORT=8080: read the port from the PORT environment variable",
+      );
+      // Fixed in place (it now listens on 8080 too): the problem goes.
+      listening = [8080, 8099];
+      await waitFor(() => problems.at(-1) === "none", "the problem cleared");
+    } finally {
+      qp.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ export interface PodLike {
   metadata?: { name?: string; deletionTimestamp?: unknown };
   spec?: { nodeName?: string };
   status?: {
+    podIP?: string;
     conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
     containerStatuses?: {
       name?: string;

@@ -11,6 +11,7 @@ import {
 } from "@thaw/kubernetes/node";
 import { type Logger, silentLogger } from "../logger.js";
 import { keyOf, type RevisionKey } from "../revision.js";
+import { followPodPorts } from "./pod-ports.js";
 import { PodStatusTracker } from "./pod-status-tracker.js";
 import type { PodInfo, Scaler } from "./scaler.js";
 
@@ -197,11 +198,14 @@ export class KubernetesScaler implements Scaler {
           (of) => tracker.events(of),
         )
       : () => {};
+    // And what only the pod itself can tell: which port its app listens on, if not $PORT.
+    const stopPorts = o.onProblem ? followPodPorts(tracker, entry.target.metricsPort, o.clock) : () => {};
     entry.podWatch = {
       selector,
       stop: () => {
         stopPods();
         stopEvents();
+        stopPorts();
       },
     };
   }

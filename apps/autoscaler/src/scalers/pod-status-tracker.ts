@@ -26,6 +26,10 @@ export interface PodStatusReports {
 export class PodStatusTracker {
   readonly #r: PodStatusReports;
   readonly #seen = new Map<string, Set<PodPhase>>();
+  /** When each pod was first seen with all its containers running. */
+  readonly #startedAt = new Map<string, number>();
+  /** What its queue-proxy said of the app's port, for pods never ready (see {@link waiting}). */
+  readonly #ports = new Map<string, PodStatusProblem>();
   #pods: readonly PodLike[] = [];
   #events: (pod: string) => PodEvent[] = () => [];
   #problem: string | undefined;
@@ -55,10 +59,41 @@ export class PodStatusTracker {
       for (const phase of podPhasesReached(p)) {
         if (seen.has(phase)) continue;
         seen.add(phase);
+        if (phase === "podStarted") this.#startedAt.set(name, now);
         this.#r.onPhase?.(phase, now, name);
       }
     }
-    for (const name of this.#seen.keys()) if (!names.has(name)) this.#seen.delete(name);
+    for (const name of this.#seen.keys()) {
+      if (names.has(name)) continue;
+      this.#seen.delete(name);
+      this.#startedAt.delete(name);
+      this.#ports.delete(name);
+    }
+    this.#report();
+  }
+
+  /**
+   * Live pods whose containers have all run for `afterMs` or more at `now` and that were never ready, with
+   * their IP: the ones to ask which ports their app listens on.
+   */
+  waiting(now: number, afterMs: number): { name: string; ip: string }[] {
+    const out: { name: string; ip: string }[] = [];
+    for (const p of this.#pods) {
+      const name = p.metadata?.name;
+      const ip = p.status?.podIP;
+      const started = name === undefined ? undefined : this.#startedAt.get(name);
+      if (!name || !ip || started === undefined || now - started < afterMs) continue;
+      if (p.metadata?.deletionTimestamp || this.#seen.get(name)?.has("firstReady")) continue;
+      out.push({ name, ip });
+    }
+    return out;
+  }
+
+  /** What a pod's queue-proxy said of its app's port (undefined: it listens there, or cannot tell). */
+  portProblem(pod: string, problem: PodStatusProblem | undefined): void {
+    if (!this.#seen.has(pod)) return;
+    if (problem) this.#ports.set(pod, problem);
+    else this.#ports.delete(pod);
     this.#report();
   }
 
@@ -77,11 +112,15 @@ export class PodStatusTracker {
     this.#r.onProblem?.(problem);
   }
 
-  /** A failing problem before a waiting one; of each, the statuses' before the events'. */
+  /**
+   * A failing problem before a waiting one; of each, the statuses' before the app's port (what its
+   * queue-proxy sees listening), and that before the events' (a readiness probe answered 503 says less).
+   */
   #worst(live: readonly PodLike[]): PodStatusProblem | undefined {
     const fromStatus = live.map(podProblem);
+    const fromPorts = live.map((p) => this.#ports.get(p.metadata?.name ?? ""));
     const fromEvents = live.map((p) => podEventProblem(p, this.#events(p.metadata?.name ?? "")));
-    const all = [...fromStatus, ...fromEvents].filter((x) => x !== undefined);
+    const all = [...fromStatus, ...fromPorts, ...fromEvents].filter((x) => x !== undefined);
     return all.find((x) => x.severity === "failing") ?? all[0];
   }
 }
