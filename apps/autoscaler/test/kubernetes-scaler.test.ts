@@ -13,6 +13,21 @@ import { AutoscalerService } from "../src/service.js";
 const rev = { namespace: "default", name: "hello" };
 const SCALE = "/apis/apps/v1/namespaces/apps/deployments/hello/scale";
 const target = { ...rev, kubernetesNamespace: "apps", deployment: "hello", service: "hello-private" };
+const running = { running: { startedAt: "2026-12-06T10:00:00Z" } };
+
+/** A pod's status with its sandbox up and not ready; the app container's fields are `user`'s. */
+function notReady(user: Record<string, unknown>, restartCount = 0) {
+  return {
+    conditions: [
+      { type: "PodReadyToStartContainers", status: "True" },
+      { type: "Ready", status: "False" },
+    ],
+    containerStatuses: [
+      { name: "user-container", ready: false, restartCount, ...user },
+      { name: "queue-proxy", ready: false, restartCount: 0, state: running },
+    ],
+  };
+}
 
 describe("KubernetesScaler against the emulated Kubernetes API server (no real API server runs here)", () => {
   let api: EmulatedApiServer;
@@ -28,6 +43,21 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     scalers.push(s);
     s.register(target);
     return s;
+  };
+  /** A scaler following `t`'s Deployment (at 1) and its pods' problems, as "severity: message" or "none". */
+  const watchProblems = (t: typeof target & { metricsPort?: number }) => {
+    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
+    const problems: string[] = [];
+    const scaler = new KubernetesScaler({
+      kubeConfig: kubeConfigFor({ server: api.url }),
+      clock: systemClock,
+      random: () => 0,
+      backoffInitialMs: 30,
+      onProblem: (_r, p) => problems.push(p ? `${p.severity}: ${p.message}` : "none"),
+    });
+    scalers.push(scaler);
+    scaler.register(t);
+    return problems;
   };
   const replicas = () =>
     (api.get("deployments", "apps", "hello")?.spec as { replicas?: number } | undefined)?.replicas;
@@ -182,32 +212,11 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
   });
 
   it("folds the kubelet's Warning Events into the revision's problem: a failing probe, then a crash the status tells better", async () => {
-    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
-    const problems: string[] = [];
-    const scaler = new KubernetesScaler({
-      kubeConfig: kubeConfigFor({ server: api.url }),
-      clock: systemClock,
-      random: () => 0,
-      backoffInitialMs: 30,
-      onProblem: (_r, p) => problems.push(p ? `${p.severity}: ${p.message}` : "none"),
-    });
-    scalers.push(scaler);
-    scaler.register(target);
-    const running = { running: { startedAt: "2026-12-06T10:00:00Z" } };
-    const podStatus = (user: Record<string, unknown>, restartCount = 0) => ({
-      conditions: [
-        { type: "PodReadyToStartContainers", status: "True" },
-        { type: "Ready", status: "False" },
-      ],
-      containerStatuses: [
-        { name: "user-container", ready: false, restartCount, ...user },
-        { name: "queue-proxy", ready: false, restartCount: 0, state: running },
-      ],
-    });
+    const problems = watchProblems(target);
     api.apply("pods", "apps", {
       metadata: { name: "hello-1", labels: { app: "hello" } },
       spec: { nodeName: "n1" },
-      status: podStatus({ state: running }),
+      status: notReady({ state: running }),
     });
     const warning = (pod: string, reason: string, message: string, count: number, container?: string) => ({
       metadata: { name: `${pod}.${reason}` },
@@ -261,7 +270,7 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     api.apply("pods", "apps", {
       metadata: { name: "hello-1", labels: { app: "hello" } },
       spec: { nodeName: "n1" },
-      status: podStatus(
+      status: notReady(
         {
           state: { waiting: { reason: "CrashLoopBackOff" } },
           lastState: { terminated: { exitCode: 3, reason: "Error", message: "boom\n" } },
@@ -291,7 +300,6 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
     await waitFor(() => problems.at(-1) === "none", "the problem cleared");
   });
   it("asks a pod never ready which port its app listens on: 8099 instead of $PORT is failing, named at once", async () => {
-    api.apply("deployments", "apps", deployment({ name: "hello", replicas: 1 }));
     // The pod's queue-proxy metrics port, as the real one answers Path.listening.
     let listening = [8099];
     const qp = createServer((req, res) => {
@@ -301,32 +309,12 @@ describe("KubernetesScaler against the emulated Kubernetes API server (no real A
         .end(JSON.stringify({ userPort: 8080, listening }));
     });
     await new Promise<void>((r) => qp.listen(0, "127.0.0.1", r));
-    const problems: string[] = [];
-    const scaler = new KubernetesScaler({
-      kubeConfig: kubeConfigFor({ server: api.url }),
-      clock: systemClock,
-      random: () => 0,
-      backoffInitialMs: 30,
-      onProblem: (_r, p) => problems.push(p ? `${p.severity}: ${p.message}` : "none"),
-    });
-    scalers.push(scaler);
     try {
-      scaler.register({ ...target, metricsPort: (qp.address() as AddressInfo).port });
-      const running = { running: { startedAt: "2026-12-06T10:00:00Z" } };
+      const problems = watchProblems({ ...target, metricsPort: (qp.address() as AddressInfo).port });
       api.apply("pods", "apps", {
         metadata: { name: "hello-1", labels: { app: "hello" } },
         spec: { nodeName: "n1" },
-        status: {
-          podIP: "127.0.0.1",
-          conditions: [
-            { type: "PodReadyToStartContainers", status: "True" },
-            { type: "Ready", status: "False" },
-          ],
-          containerStatuses: [
-            { name: "user-container", ready: false, restartCount: 0, state: running },
-            { name: "queue-proxy", ready: false, restartCount: 0, state: running },
-          ],
-        },
+        status: { podIP: "127.0.0.1", ...notReady({ state: running }) },
       });
       await waitFor(() => problems.at(-1)?.startsWith("failing") === true, "the port problem");
       expect(problems.at(-1)).toBe(

@@ -11,7 +11,7 @@ import { COMPONENTS, defaultCacheDir, imageRef, podman as imagesPodman, setupPod
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PodmanEngine, startPodman } from "./support/podman-engine.js";
 import { request, stackFrom } from "./support/stack-harness.js";
-import { startUp, until } from "./support/up-process.js";
+import { startUp, until, untilReadyPods } from "./support/up-process.js";
 
 const HOST = "side.localhost";
 const rev = { namespace: "default", name: "side" };
@@ -125,16 +125,7 @@ describe("a container's queue-proxy as a container beside it", () => {
       ...sideConfig(engine.socket, ["    autoscaling: { min-scale: 2, max-scale: 2 }"]),
     ]);
     try {
-      await until(
-        async () => {
-          const revs = (await (await fetch(`${run.up.url}/_thaw/api/revisions`)).json()) as {
-            readyPods: number;
-          }[];
-          return revs[0]?.readyPods === 2;
-        },
-        60_000,
-        "2 ready replicas",
-      );
+      await untilReadyPods(run.up.url, 2, 60_000);
     } finally {
       // SIGKILL: no orderly stop, so the containers outlive it (the processes that ran them die with it).
       await run.dispose();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../src/stack.js";
 import { type PodmanEngine, startPodman } from "./support/podman-engine.js";
 import { request, stackFrom } from "./support/stack-harness.js";
-import { startUp, until } from "./support/up-process.js";
+import { startUp, until, untilReadyPods } from "./support/up-process.js";
 
 /** A `container:` service on the test engine's socket (`service`: more keys of it, indented 4). */
 function config(name: string, port: number, socket: string, service: string[] = []): string[] {
@@ -173,16 +173,7 @@ describe("thaw up with a container: backend (real podman API service)", () => {
     const scaled = config("web1", 18931, engine.socket, ["    autoscaling: { min-scale: 3, max-scale: 3 }"]);
     const run = await startUp("thaw-containers", ["listen: 127.0.0.1:0", ...scaled]);
     try {
-      await until(
-        async () => {
-          const revs = (await (await fetch(`${run.up.url}/_thaw/api/revisions`)).json()) as {
-            readyPods: number;
-          }[];
-          return revs[0]?.readyPods === 3;
-        },
-        60_000,
-        "3 ready replicas",
-      );
+      await untilReadyPods(run.up.url, 3, 60_000);
     } finally {
       // SIGKILL: no orderly stop, so the containers outlive it (its attach processes die with it).
       await run.dispose();

@@ -4,7 +4,16 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { echoService, type Reply, request, untilAnswered } from "./support/stack-harness.js";
-import { appPids, markedPids, podPids, startUp, stateOf, type UpRun, until } from "./support/up-process.js";
+import {
+  appPids,
+  markedPids,
+  podPids,
+  startUp,
+  stateOf,
+  type UpRun,
+  until,
+  untilReadyPods,
+} from "./support/up-process.js";
 
 const host = { host: "echo.localhost" };
 const cleanup: (() => Promise<void>)[] = [];
@@ -29,14 +38,7 @@ async function up(scale: number): Promise<UpRun> {
   await untilAnswered(u.url, host, "a pod to answer");
   // The activator's own probe may find a pod ready (and serve it) before the pod's probe counts it ready:
   // the tests below kill pods that were ready, so they wait until thaw up says so too.
-  await until(
-    async () => {
-      const revs = (await (await fetch(`${u.url}/_thaw/api/revisions`)).json()) as { readyPods: number }[];
-      return revs[0]?.readyPods === scale;
-    },
-    30_000,
-    `${scale} pod(s) ready`,
-  );
+  await untilReadyPods(u.url, scale, 30_000);
   return run;
 }
 

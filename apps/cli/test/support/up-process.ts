@@ -37,6 +37,18 @@ export async function until(
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
+/** Waits until the first revision `thaw up` at `url` lists has `count` ready pods (its status API says so). */
+export async function untilReadyPods(url: string, count: number, ms: number): Promise<number> {
+  return until(
+    async () => {
+      const revs = (await (await fetch(`${url}/_thaw/api/revisions`)).json()) as { readyPods: number }[];
+      return revs[0]?.readyPods === count;
+    },
+    ms,
+    `${count} ready pod(s)`,
+  );
+}
+
 /** A real `thaw up` child process, its output collected. */
 export class Up {
   proc: ChildProcess;
