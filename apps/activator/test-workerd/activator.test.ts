@@ -52,7 +52,13 @@ describe("activator Worker + RevisionActivator Durable Object (workerd)", () => 
     await stub.configure({ namespace: "default", name: "probe" }, defaultRevisionConfig, [origin()]);
     await runDurableObjectAlarm(stub); // pod not started: the probe fails
     expect((await stub.snapshot()).endpoints).toEqual([]);
-    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).not.toBeNull();
+    // A re-probe is scheduled. On a loaded machine it may already be running (a running alarm is not set
+    // until it re-arms itself), so look until one is set.
+    await vi.waitFor(
+      async () =>
+        expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).not.toBeNull(),
+      { timeout: 5000, interval: 20 },
+    );
     // Park the next alarm far away: from here on only the alarms this test runs may probe. On a loaded
     // machine the 200 ms re-probe can fire in real time first and re-arm itself over the parked one, so
     // park until it stays parked once any alarm in flight has finished.
