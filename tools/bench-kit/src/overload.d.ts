@@ -33,12 +33,16 @@ export function orderAtApp(results: BurstResult[]): {
   invertedShare: number;
   maxDisplacement: number;
 };
-/** Creates `file` (the overload app's START_GATE_FILE) once `held()` reaches `count`, or after `maxWaitMs`. */
+/**
+ * Creates `file` (the overload app's START_GATE_FILE) once `held()` reaches `count`, or once it has not grown
+ * for `stallMs` (default 5 s), or after `maxWaitMs` (default 90 s).
+ */
 export function openGateWhenHeld(o: {
   file: string;
   held: () => number;
   count: number;
   maxWaitMs?: number;
+  stallMs?: number;
 }): Promise<{ held: number; waitedMs: number }>;
 /** Resets or timeouts, pod-breaker 503s, 503s without Retry-After and other statuses of a burst. */
 export function burstLosses(results: BurstResult[]): {
