@@ -255,7 +255,7 @@ describe("thaw up with a container: backend (real podman API service)", () => {
         "a new pod",
       );
       expect((await request(stack.url, { headers: { host: "web.localhost" } })).status).toBe(200);
-      expect(await state(engine, "web1")).toBe("running");
+      expect(await state(engine, "web1"), lines.join("\n")).toBe("running");
       // Said on the dashboard and thaw up's terminal (a problem record), then cleared once replaced.
       const problems = stack.feed.replay().flatMap((e) => (e.type === "problem" ? [e.data] : []));
       expect(problems[0]?.message).toMatch(

@@ -147,6 +147,15 @@ export class LocalPod {
   }
 
   /**
+   * Whether this pod's replica number is still its own: until its app process has exited. For a container
+   * that process is the only one that stops it, so once it ended on its own (the container was killed), a
+   * new pod may take the number and start the same container while this one still winds down.
+   */
+  get holdsReplica(): boolean {
+    return !this.#gone && this.#firstDied !== "app";
+  }
+
+  /**
    * Why this pod is not serving, if it can be told: its app exited before it was ready (code, last output),
    * or runs without listening on its port. Undefined once it was ready.
    */

@@ -273,7 +273,9 @@ export class LocalScaler implements Scaler {
     this.#queueProxyCommand ??= this.#o.queueProxyCommand ?? defaultQueueProxyCommand();
     let replica: number | undefined;
     if (r.spec.replicas) {
-      const held = new Set(r.pods.map((p) => p.replica));
+      // A pod whose container was killed gives its number up at once: its replacement restarts that same
+      // container (web1 again, not a copy web1-2 beside a stopped web1).
+      const held = new Set(r.pods.filter((p) => p.holdsReplica).map((p) => p.replica));
       replica = 1;
       while (held.has(replica)) replica++;
     }
