@@ -78,8 +78,12 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     // Warm means after the wake has settled: the kubelet has counted the pod Ready (its EndpointSlice says
     // so too) and a round still leaves the activator out. A wake's first seconds may put the activator back
     // in the path for a moment (seen 1-2 requests of 20 on a loaded machine; cause not yet found).
+    // A request each look keeps the revision wanted meanwhile: the kubelet may count the pod Ready only at
+    // its next probe period (10 s after a first probe the app was too slow for, on a loaded machine), and an
+    // idle hello is scaled to zero 12 s after its last request (6 s window, 6 s grace).
     await eventually(
       async () => {
+        expect((await get("/keep-warm")).lost).toEqual([]);
         const pods = (await t().pods("apps", "hello")).filter((p) => !p.metadata.deletionTimestamp);
         const ready = (p: (typeof pods)[number]) =>
           p.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
