@@ -7,7 +7,11 @@ import { freePort, requireNginx } from "./support/nginx-process.js";
 
 // The same chain as nginx.test.ts, with the real @thaw/activator (Node) instead of the fake: its local
 // coordinator probes the pods (K-Network-Probe: queue) and pokes a scaler that starts a slow backend.
-const TIMEOUT_MS = 1500;
+/**
+ * The hook's activation deadline. The cold burst's pod is a node process spawned at the poke, listening
+ * 800 ms after it starts: at load 14 its start alone outlasted a 1.5 s deadline and all 200 got 503.
+ */
+const TIMEOUT_MS = 10_000;
 const TOKEN = "activator-token-for-tests";
 
 let chain: ActivatorChain;
@@ -74,7 +78,7 @@ describe("nginx + hook + the real @thaw/activator", () => {
     expect(Object.keys(seen).filter((h) => h.startsWith("knative-"))).toEqual([]);
     expect(calls.activate).toBe(1);
     expect(pokes.filter((p) => p === "default/hello")).toHaveLength(1);
-  });
+  }, 60_000);
 
   it("warm requests make no call to the activator, past the hook's TTL too (the watch vouches)", async () => {
     const before = { ...calls };
@@ -108,6 +112,8 @@ describe("nginx + hook + the real @thaw/activator", () => {
     expect(a.status).toBe(503);
     expect(Number(a.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(a.body)).toMatchObject({ error: { code: "ERR_ACTIVATION_TIMEOUT" } });
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500);
-  });
+    // Answered at the deadline, not before it and not left hanging (a loaded machine's slack allowed).
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(elapsed).toBeLessThan(2 * TIMEOUT_MS);
+  }, 60_000);
 });
