@@ -51,7 +51,7 @@ describe("thaw up: requests held at zero count as load (issue 28.1)", () => {
     const reached = scaleReached(r, KNATIVE);
     // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
     // machine the tick itself runs late.
-    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBe(1);
+    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBeLessThanOrEqual(1);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     // One pod at CC 2 serves 10 in 5 rounds of WORK_MS after its start; spread over pods, the middle request

@@ -31,7 +31,7 @@ export interface ScaleReached {
   reachedMs: number | undefined;
   /** `reachedMs - firstMs`. */
   afterFirstMs: number | undefined;
-  /** Changes of the desired count after the first step up until the count was reached: 1 = one decider tick. */
+  /** Changes of the desired count after the first step up until the count was reached: 0 or 1 = within one decider tick. */
   stepsAfterFirst: number | undefined;
   /** Pods ready when it was reached. */
   readyThen: number | undefined;

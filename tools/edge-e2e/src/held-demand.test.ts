@@ -86,7 +86,7 @@ describe("wrangler dev in front of thaw up: a burst held at the edge is demand a
     const reached = scaleReached(r, KNATIVE);
     // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
     // machine the tick itself runs late.
-    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBe(1);
+    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBeLessThanOrEqual(1);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);
