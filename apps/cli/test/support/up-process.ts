@@ -65,7 +65,13 @@ export class Up {
   async ready(): Promise<string> {
     // The text banner, or the JSON line of `--log-format json`.
     const listening = /gateway on (http:\/\/\S+)|"url":"(http:\/\/[^"]+)"/;
-    await until(() => listening.test(this.out), 20_000, "thaw up to listen");
+    // Bounded at 90 s: at load 14 a thaw up with containers to look up said nothing within 20 s. A process
+    // that exits first fails sooner, with its output (startUp).
+    const ended = () => this.proc.exitCode !== null || this.proc.signalCode !== null;
+    await until(() => listening.test(this.out) || ended(), 90_000, "thaw up to listen");
+    if (!listening.test(this.out)) {
+      throw new Error(`thaw up ended (${this.proc.exitCode ?? this.proc.signalCode}) before it listened`);
+    }
     const m = listening.exec(this.out);
     this.url = (m?.[1] ?? m?.[2]) as string;
     return this.url;
