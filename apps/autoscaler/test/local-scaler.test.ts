@@ -137,8 +137,12 @@ describe("LocalScaler numbered replicas and a readiness gate (a container's heal
 
   it("pods are numbered 1, 2; held (address for the scaler only) and not ready until the gate passes", async () => {
     await scaler.scale(rev, 2);
-    // The queue probe passes (the app listens), so the gate is asked, for both numbers.
-    await until(() => (new Set(asked).size === 2 ? true : undefined), 20_000);
+    // The queue probe passes (the app listens), so the gate is asked, for both numbers. Both pods must be
+    // listed too: at load 14 in CI the list once held one when both numbers had been asked (cause not found).
+    await until(
+      () => (new Set(asked).size === 2 && scaler.pods(rev).length === 2 ? true : undefined),
+      20_000,
+    );
     expect([...new Set(asked)].sort()).toEqual([1, 2]);
     const pods = scaler.pods(rev);
     expect(pods.map((p) => [p.ready, p.held])).toEqual([
