@@ -87,20 +87,16 @@ export class KubernetesScaler implements Scaler {
     this.#o = options;
     this.#log = options.logger ?? silentLogger;
     this.#leading = options.leading ?? true;
-    this.#hub = new EndpointSliceHub({
+    // What every API client of this scaler is made with (the hubs here, each revision's in register()).
+    const common = {
       kubeConfig: options.kubeConfig,
       clock: options.clock,
       random: options.random ?? Math.random,
       logger: this.#log,
       ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
-    });
-    this.#events = new PodEventHub({
-      kubeConfig: options.kubeConfig,
-      clock: options.clock,
-      random: options.random ?? Math.random,
-      logger: this.#log,
-      ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
-    });
+    };
+    this.#hub = new EndpointSliceHub(common);
+    this.#events = new PodEventHub(common);
   }
 
   /** Declares a revision: starts following its pods and its Deployment. */
