@@ -79,6 +79,13 @@ export class KubernetesScaler implements Scaler {
   readonly #o: KubernetesScalerOptions;
   readonly #hub: EndpointSliceHub;
   readonly #events: PodEventHub;
+  readonly #common: {
+    kubeConfig: KubeConfig;
+    clock: Clock;
+    random: () => number;
+    logger: Logger;
+    backoffInitialMs?: number;
+  };
   readonly #targets = new Map<string, Entry>();
   readonly #log: Logger;
   #leading: boolean;
@@ -88,13 +95,13 @@ export class KubernetesScaler implements Scaler {
     this.#log = options.logger ?? silentLogger;
     this.#leading = options.leading ?? true;
     // What every API client of this scaler is made with (the hubs here, each revision's in register()).
-    const common = {
+    const common = (this.#common = {
       kubeConfig: options.kubeConfig,
       clock: options.clock,
       random: options.random ?? Math.random,
       logger: this.#log,
       ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
-    };
+    });
     this.#hub = new EndpointSliceHub(common);
     this.#events = new PodEventHub(common);
   }
@@ -110,13 +117,7 @@ export class KubernetesScaler implements Scaler {
       metricsPort: target.metricsPort ?? 9090,
     };
     const rev = { namespace: target.namespace, name: target.name };
-    const common = {
-      kubeConfig: o.kubeConfig,
-      clock: o.clock,
-      random: o.random ?? Math.random,
-      logger: this.#log,
-      ...(o.backoffInitialMs ? { backoffInitialMs: o.backoffInitialMs } : {}),
-    };
+    const common = this.#common;
     const writer = new ScaleWriter({
       ...common,
       namespace: t.ns,
