@@ -95,15 +95,15 @@ export class KubernetesScaler implements Scaler {
     this.#log = options.logger ?? silentLogger;
     this.#leading = options.leading ?? true;
     // What every API client of this scaler is made with (the hubs here, each revision's in register()).
-    const common = (this.#common = {
+    this.#common = {
       kubeConfig: options.kubeConfig,
       clock: options.clock,
       random: options.random ?? Math.random,
       logger: this.#log,
       ...(options.backoffInitialMs ? { backoffInitialMs: options.backoffInitialMs } : {}),
-    });
-    this.#hub = new EndpointSliceHub(common);
-    this.#events = new PodEventHub(common);
+    };
+    this.#hub = new EndpointSliceHub(this.#common);
+    this.#events = new PodEventHub(this.#common);
   }
 
   /** Declares a revision: starts following its pods and its Deployment. */
