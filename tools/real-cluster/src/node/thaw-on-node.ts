@@ -60,6 +60,11 @@ export interface ThawOnNodeOptions {
   token?: string;
   /** The example's WORK_MS, the time it spends on each request (default the example's 300). */
   workMs?: number;
+  /**
+   * More services, as YAML lines under thaw.config.yaml's `services:` (indented as the example's). Their
+   * Deployments are not waited for: a service that never gets Available (a broken app) is one use.
+   */
+  extraServices?: readonly string[];
 }
 
 /**
@@ -77,6 +82,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
     o.scaleToZeroGracePeriod ?? "6s",
     o.drainQuietPeriod ?? DRAIN_QUIET_PERIOD,
     o.workMs,
+    o.extraServices ?? [],
   );
   let cluster: NodeCluster | undefined;
   let nginx: IngressNginx | undefined;
@@ -112,8 +118,16 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
       `--from-literal=token=${token}`,
     ]);
     await ok(["apply", "-k", `${rendered}/overlays/dev`]);
-    for (const ns of ["thaw-system", "apps"])
-      await ok(["-n", ns, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=150s"]);
+    await ok([
+      "-n",
+      "thaw-system",
+      "wait",
+      "--for=condition=Available",
+      "deployment",
+      "--all",
+      "--timeout=150s",
+    ]);
+    await ok(["-n", "apps", "wait", "--for=condition=Available", "deployment/hello", "--timeout=150s"]);
     const clusterIp = async (name: string) =>
       (
         await api<{ spec: { clusterIP: string } }>(
@@ -174,6 +188,7 @@ function renderHello(
   grace: string,
   quietPeriod: string,
   workMs: number | undefined,
+  extraServices: readonly string[],
 ): string {
   let config = readFileSync(join(ROOT, "examples/hello/thaw.k8s.yaml"), "utf8")
     .replace("stable-window: 60s", `stable-window: ${stableWindow}`)
@@ -184,6 +199,7 @@ function renderHello(
       throw new RangeError(`workMs must be a whole number >= 0, got ${workMs}`);
     config = config.replace(/WORK_MS: "\d+"/, `WORK_MS: "${workMs}"`);
   }
+  if (extraServices.length > 0) config = `${config.trimEnd()}\n${extraServices.join("\n")}\n`;
   const dir = mkdtempSync(join(tmpdir(), "thaw-on-node-"));
   writeFileSync(join(dir, "thaw.k8s.yaml"), config);
   const out = join(dir, "render");
