@@ -50,6 +50,8 @@ type Gate = {
   origin: URL;
   originToken: string;
   load: LoadReporter;
+  /** Requests this isolate's gateway has been handed (every route but `/_thaw/edge`). */
+  received: number;
 };
 // One hook per isolate and env, built on first use (not at import), so its warm cache outlives requests.
 const gates = new WeakMap<Env, Gate | Error>();
@@ -108,6 +110,7 @@ export function gateFor(env: Env): Gate | Error {
         origin: vars.value.origin,
         originToken: env.ORIGIN_TOKEN ?? "",
         load: new LoadReporter(Date.now()),
+        received: 0,
       };
     }
   }
@@ -134,12 +137,13 @@ app.get("/_thaw/edge", async (c) => {
     async (r) => (r.ok ? ((await r.json()) as unknown) : { error: `activator answered ${r.status}` }),
     (err: unknown) => ({ error: `activator unreachable: ${String(err)}` }),
   );
-  return c.json({ hook: gate.hook.stats, activator });
+  return c.json({ received: gate.received, hook: gate.hook.stats, slots: gate.hook.podSlots(), activator });
 });
 
 app.use("*", async (c, next) => {
   const gate = gateFor(c.env);
   if (gate instanceof Error) return c.text(`gateway misconfigured:\n${gate.message}\n`, 500);
+  gate.received++;
   const denied = await gate.mw(c, next);
   // A denial from the hook (the origin could not be woken) tells the client when to come back.
   if (denied instanceof Response && denied.status === 503 && !denied.headers.has("retry-after")) {

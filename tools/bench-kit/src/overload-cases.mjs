@@ -55,6 +55,7 @@ export async function measureColdBurst(o) {
     host: o.host,
     count: o.count,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    ...(o.neverArrived === undefined ? {} : { neverArrived: o.neverArrived }),
   });
   const gate = await openGateWhenHeld({
     file: o.gateFile,

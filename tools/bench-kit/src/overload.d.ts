@@ -18,7 +18,12 @@ export function fireBurst(o: {
   count: number;
   path?: (i: number) => string;
   timeoutMs?: number;
+  /** Asked, after `quietMs` with no answer, whether none of `pending` reached the part under test. */
+  neverArrived?: (pending: number) => Promise<boolean>;
+  quietMs?: number;
 }): Promise<BurstResult[]>;
+/** The error of a request the server's runtime never handed to the part under test. */
+export const NEVER_ARRIVED: "NEVER_ARRIVED";
 /** Counts a burst's outcomes. */
 export function tallyBurst(results: BurstResult[]): {
   byStatus: Record<string, number>;
@@ -26,6 +31,8 @@ export function tallyBurst(results: BurstResult[]): {
   retryable503: number;
   bare503: number;
   podQueueFull: number;
+  /** Requests the server's runtime never handed to the part under test (not counted in `errors`). */
+  neverArrived: number;
 };
 /** How far the app-side arrival order strays from the send order. */
 export function orderAtApp(results: BurstResult[]): {
@@ -63,6 +70,7 @@ export function burstFigures(
   sent: number;
   byStatus: Record<string, number>;
   lost: number;
+  neverArrived: number;
   podQueueFull: number;
   retryable503: number;
   rssMiB: Record<string, [number, number, number]>;
@@ -96,6 +104,8 @@ export interface ColdBurstOptions {
   maxWaitMs?: number;
   /** The RSS groups to sample (name to pids). */
   rss: () => Record<string, number[]>;
+  /** See fireBurst. */
+  neverArrived?: (pending: number) => Promise<boolean>;
 }
 /** A measured cold burst: every outcome, its wall time, the held count at the gate, RSS figures. */
 export interface ColdBurstRun {

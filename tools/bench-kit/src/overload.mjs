@@ -11,15 +11,37 @@ export const QUEUE_FULL_TEXT = "pending request queue full";
 /**
  * Sends `count` GETs at once, each on its own connection, in index order, and waits for every answer
  * (or error, or `timeoutMs`). Never rejects: each outcome is recorded.
- * @param {{ port: number, host: string, count: number, path?: (i: number) => string, timeoutMs?: number }} o
+ *
+ * `neverArrived`, for a server whose runtime may leave a connection unread (`wrangler dev`'s local workerd
+ * does, a bare Worker included: a request it reads only once the client closes): once the pending count has
+ * not changed for `quietMs` (default 30 s), it is asked with that count; true (the part under test says it
+ * received exactly the requests answered, so none of the pending ones reached it) ends them as error
+ * `NEVER_ARRIVED`, which tallyBurst counts apart from the losses. Asked again after each further quiet spell.
+ * @param {{ port: number, host: string, count: number, path?: (i: number) => string, timeoutMs?: number,
+ *   neverArrived?: (pending: number) => Promise<boolean>, quietMs?: number }} o
  * @returns {Promise<import("./overload.js").BurstResult[]>}
  */
-export function fireBurst({ port, host, count, path = (i) => `/burst/${i}`, timeoutMs = 60_000 }) {
+export function fireBurst({
+  port,
+  host,
+  count,
+  path = (i) => `/burst/${i}`,
+  timeoutMs = 60_000,
+  neverArrived,
+  quietMs = 30_000,
+}) {
+  /** @type {Set<import("node:http").ClientRequest>} */
+  const pending = new Set();
   const one = (/** @type {number} */ i) =>
     new Promise((resolve) => {
       const t0 = performance.now();
-      const done = (/** @type {object} */ r) => resolve({ i, ms: performance.now() - t0, ...r });
-      const req = http.request(
+      /** @type {import("node:http").ClientRequest} */
+      let req;
+      const done = (/** @type {object} */ r) => {
+        pending.delete(req);
+        resolve({ i, ms: performance.now() - t0, ...r });
+      };
+      req = http.request(
         { host: "127.0.0.1", port, path: path(i), method: "GET", headers: { host }, agent: false },
         (res) => {
           let body = "";
@@ -37,12 +59,42 @@ export function fireBurst({ port, host, count, path = (i) => `/burst/${i}`, time
           res.on("error", (e) => done({ status: 0, error: errorName(e), body }));
         },
       );
+      pending.add(req);
       req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
       req.on("error", (e) => done({ status: 0, error: errorName(e), body: "" }));
       req.end();
     });
-  return Promise.all(Array.from({ length: count }, (_, i) => one(i)));
+  const all = Promise.all(Array.from({ length: count }, (_, i) => one(i)));
+  if (!neverArrived) return all;
+  let finished = false;
+  const watch = (async () => {
+    let last = -1;
+    let since = performance.now();
+    while (!finished) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const n = pending.size;
+      if (n !== last) {
+        last = n;
+        since = performance.now();
+      } else if (n > 0 && performance.now() - since >= quietMs) {
+        since = performance.now();
+        if (!finished && (await neverArrived(n)) && pending.size === n) {
+          const cut = Object.assign(new Error("never reached the server's handler"), {
+            code: "NEVER_ARRIVED",
+          });
+          for (const req of [...pending]) req.destroy(cut);
+        }
+      }
+    }
+  })();
+  return all.finally(() => {
+    finished = true;
+    return watch;
+  });
 }
+
+/** The error of a request the server's runtime never handed to the part under test (see fireBurst). */
+export const NEVER_ARRIVED = "NEVER_ARRIVED";
 
 /** @param {unknown} e */
 function errorName(e) {
@@ -62,17 +114,19 @@ export function tallyBurst(results) {
   let retryable503 = 0;
   let bare503 = 0;
   let podQueueFull = 0;
+  let neverArrived = 0;
   for (const r of results) {
     const k = r.error ? `error ${r.error}` : String(r.status);
     byStatus[k] = (byStatus[k] ?? 0) + 1;
-    if (r.error) errors++;
+    if (r.error === NEVER_ARRIVED) neverArrived++;
+    else if (r.error) errors++;
     if (r.status === 503) {
       if (r.retryAfter !== undefined && Number(r.retryAfter) >= 1) retryable503++;
       else bare503++;
       if (r.retryAfter === undefined && r.body.includes(QUEUE_FULL_TEXT)) podQueueFull++;
     }
   }
-  return { byStatus, errors, retryable503, bare503, podQueueFull };
+  return { byStatus, errors, retryable503, bare503, podQueueFull, neverArrived };
 }
 
 /**
@@ -141,7 +195,9 @@ export function burstLosses(results) {
     errors: t.errors,
     podQueueFull: t.podQueueFull,
     bare503: t.bare503,
-    otherStatuses: results.filter((r) => r.status !== 200 && r.status !== 503).map((r) => r.status),
+    otherStatuses: results
+      .filter((r) => r.status !== 200 && r.status !== 503 && r.error !== NEVER_ARRIVED)
+      .map((r) => r.status),
   };
 }
 
@@ -171,6 +227,7 @@ export function burstFigures(results, rss = {}) {
     sent: results.length,
     byStatus: t.byStatus,
     lost: t.errors,
+    neverArrived: t.neverArrived,
     podQueueFull: t.podQueueFull,
     retryable503: t.retryable503,
     rssMiB: Object.fromEntries(

@@ -57,6 +57,8 @@ export function get(
 
 /** The gateway's counters (`GET /_thaw/edge`). */
 export interface EdgeCounters {
+  /** Requests the gateway was handed (every route but /_thaw/edge). */
+  received: number;
   hook: { activations: number; warmAllows: number; coldAllows: number; denies: number };
   activator: { revisions: { name: string; wakes: number; coldStarts: number }[] };
 }

@@ -7,6 +7,7 @@ import {
   burstLosses,
   maxInFlightAtApp,
   measureColdBurst,
+  NEVER_ARRIVED,
   NO_LOSSES,
   overloadUpServices,
   printFigures,
@@ -125,6 +126,11 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
     held: () => 0,
     heldCount: 1,
     maxWaitMs: GATE_WAIT_MS,
+    // wrangler dev's local workerd may leave a fresh connection unread until its client closes (seen with
+    // a bare Worker too: 36 of 1,000 in one burst of fast 503s). Requests still pending after 30 s with no
+    // answer, when the gateway was handed exactly the answered ones, never reached Thaw: counted apart.
+    neverArrived: async (pending) =>
+      (await counters(edge.url, EDGE_TOKEN)).received - before.received === BURST - pending,
     rss: () => ({
       workerd,
       "test process (thaw up stack + client)": [process.pid],
@@ -132,6 +138,9 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
     }),
   });
   const after = await counters(edge.url, EDGE_TOKEN);
+  // A lost request's trail: its lines in the Workers' log (if any), the log's lines that are not a plain
+  // 200 or 503, and the gateway's counters.
+  if (burstLosses(results).errors > 0) console.log(lossTrail(results, edge.proc.out(), after));
   const heldCold = after.hook.coldAllows - before.hook.coldAllows;
   console.log(`edge overload ${name}: ${BURST} sent, all answered in ${ms} ms\n${formatRss(figures)}`);
   printFigures(`edge-overload/${name}`, {
@@ -144,32 +153,54 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
   return results;
 }
 
-/** Nothing lost, nothing refused by a pod, nothing but 200 or 503 + Retry-After. */
-function expectNoLossNoPodRejection(results: BurstResult[]): void {
+/** What a failed case prints to find where its lost requests went. */
+function lossTrail(results: BurstResult[], log: string, after: unknown): string {
+  const lost = results.filter((r) => r.error !== undefined && r.error !== NEVER_ARRIVED).map((r) => r.i);
+  const lines = log.split("\n");
+  const ofLost = lines.filter((l) => lost.some((i) => l.includes(`/burst/${i} `)));
+  const unusual = lines.filter((l) => l.trim() !== "" && !/ (200 OK|503 Service Unavailable) \(/.test(l));
+  return [
+    `lost: ${lost.join(", ")}`,
+    `their lines in the wrangler dev log (${ofLost.length}):`,
+    ...ofLost.slice(0, 50),
+    `other lines of the log (${unusual.length}, last 80):`,
+    ...unusual.slice(-80),
+    `gateway counters after: ${JSON.stringify(after)}`,
+  ].join("\n");
+}
+
+/**
+ * Nothing lost, nothing refused by a pod, nothing but 200 or 503 + Retry-After; a few requests wrangler dev
+ * never handed to the gateway at most (see neverArrived above). Returns how many reached the gateway.
+ */
+function expectNoLossNoPodRejection(results: BurstResult[]): number {
   expect(burstLosses(results)).toEqual(NO_LOSSES);
+  const { neverArrived } = tallyBurst(results);
+  expect(neverArrived, "requests wrangler dev never handed to the gateway").toBeLessThan(BURST / 10);
+  return BURST - neverArrived;
 }
 
 describe(`the edge (wrangler dev: gateway + activator Durable Object) in front of thaw up: ${BURST} concurrent cold requests, max-scale 3`, () => {
   it("containerConcurrency 1: all 200, no pod over its capacity", async () => {
     const results = await coldBurst("cc1");
-    expectNoLossNoPodRejection(results);
-    expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
+    const arrived = expectNoLossNoPodRejection(results);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(arrived);
     expect(maxInFlightAtApp(results)).toBe(1);
   }, 240_000);
 
   it("containerConcurrency 4: all 200, no pod over its capacity", async () => {
     const results = await coldBurst("cc4");
-    expectNoLossNoPodRejection(results);
-    expect(results.filter((r) => r.status === 200)).toHaveLength(BURST);
+    const arrived = expectNoLossNoPodRejection(results);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(arrived);
     expect(maxInFlightAtApp(results)).toBeLessThanOrEqual(4);
   }, 240_000);
 
   it(`a queue bound of ${SMALL_QUEUE} (THAW_SERVICES maxQueue): the excess gets 503 + Retry-After, the rest 200`, async () => {
     const results = await coldBurst("bounded");
-    expectNoLossNoPodRejection(results);
+    const arrived = expectNoLossNoPodRejection(results);
     const ok = results.filter((r) => r.status === 200).length;
     expect(ok).toBeGreaterThanOrEqual(SMALL_QUEUE);
-    expect(ok).toBeLessThan(BURST);
-    expect(tallyBurst(results).retryable503).toBe(BURST - ok);
+    expect(ok).toBeLessThan(arrived);
+    expect(tallyBurst(results).retryable503).toBe(arrived - ok);
   }, 240_000);
 });

@@ -6,6 +6,14 @@ export interface PodSlot {
   release(): void;
 }
 
+/** One revision's pod slots: its ready pods, the slots they have, how many are taken and how many wait. */
+export interface SlotsView {
+  endpoints: string[];
+  capacity: number;
+  inFlight: number;
+  waiting: number;
+}
+
 interface RevisionSlots {
   endpoints: readonly string[];
   rt: RevisionThrottler;
@@ -78,9 +86,18 @@ export class CapacityRelease {
     return r;
   }
 
-  /** Requests waiting for a slot of `key`, for status and tests. */
-  waiting(key: string): number {
-    return this.#revisions.get(key)?.rt.waiting ?? 0;
+  /** Each revision's slots now (status pages, and a test that lost a request looks here). */
+  snapshot(): Record<string, SlotsView> {
+    const out: Record<string, SlotsView> = {};
+    for (const [key, { endpoints, rt }] of this.#revisions) {
+      out[key] = {
+        endpoints: [...endpoints],
+        capacity: rt.capacity,
+        inFlight: rt.inFlight,
+        waiting: rt.waiting,
+      };
+    }
+    return out;
   }
 }
 

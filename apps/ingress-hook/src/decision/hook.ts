@@ -4,7 +4,7 @@ import { ErrorCode, httpStatusFor, revisionKey, type Tracer, type TraceSpan } fr
 import type { WaitingPage } from "../waiting-page/hold.js";
 import type { PageFacts } from "../waiting-page/page.js";
 import type { ActivationOutcome, ActivatorClient } from "./activator-client.js";
-import { CapacityRelease } from "./capacity-release.js";
+import { CapacityRelease, type SlotsView } from "./capacity-release.js";
 import type { Allow, Cold, Decision, Deny } from "./decision.js";
 import { HeldDemand, type HeldStatsSink } from "./held-demand.js";
 import { isInternalHeader, ROUTE_TOKEN_HEADER } from "./internal-headers.js";
@@ -391,6 +391,11 @@ export class IngressHook {
     } finally {
       handOff?.();
     }
+  }
+
+  /** The pod slots of each revision with a per-pod limit (none without the fallback release). */
+  podSlots(): Record<string, SlotsView> {
+    return this.#capacity?.snapshot() ?? {};
   }
 
   /** Stops reporting held requests (the hook's process is closing). */
