@@ -57,6 +57,8 @@ export interface EndpointSource {
 /** Where the activator's concurrency reports go. `send` must return at once: it never blocks requests. */
 export interface StatSink {
   send(messages: WireStatMessage[]): void;
+  /** One text frame to the autoscaler (a FirstByteNote), where the link carries them. */
+  note?(text: string): void;
 }
 
 /** Asks whatever scales the revision to start a pod now (the cold-start poke). */

@@ -175,6 +175,7 @@ export async function proxyRequest(
       h.delete(APP_FAILED_HEADER);
       if (cold || attempt > 0)
         h.append("server-timing", serverTiming(gate, arrived, queuedMs, clock.now() - sentAt));
+      if (cold) noteFirstByte(telemetry, gate, key, arrived + queuedMs, clock.now());
       status = upstream.status;
       return respond(upstream, h, lease, timer, out);
     }
@@ -218,6 +219,21 @@ function respond(
   }
   const body = trackBody(upstream.body, timer.signal, { onChunk: () => timer.wrote(), onEnd: finish });
   return new Response(body, { status: upstream.status, headers });
+}
+
+/**
+ * A request that found the revision cold got its answer's head at `now`, having left the queue at
+ * `released`: the first byte of the cold start it waited for (the telemetry tells each start's once).
+ */
+export function noteFirstByte(
+  telemetry: Pick<Telemetry, "firstByte">,
+  gate: Pick<RevisionGate, "lastColdStart">,
+  key: RevisionKey,
+  released: number,
+  now: number,
+): void {
+  const phases = gate.lastColdStart();
+  if (phases && phases.beganAt <= released) telemetry.firstByte(key, now, phases.beganAt);
 }
 
 /** The `Server-Timing` value of a cold or replayed answer: queued, the last cold start's phases, upstream. */

@@ -26,6 +26,34 @@ describe("StatPump", () => {
     expect(t.got).toEqual(["a", "b,c"]);
   });
 
+  it("sends text frames (notes) in order with the stats, and retries them the same way; a link without text drops them", async () => {
+    const clock = new ManualClock();
+    const t = new FlakyTransport();
+    const texts = Object.assign(t, {
+      async sendText(text: string): Promise<void> {
+        if (!t.up) throw new Error("connection refused");
+        t.got.push(`text:${text}`);
+      },
+    });
+    const pump = new StatPump({ clock, transport: texts, encode, backoffMs: 100 });
+    t.up = false;
+    pump.send([msg("a")]);
+    pump.note("n1");
+    pump.send([msg("b")]);
+    await clock.advance(0);
+    t.up = true;
+    await clock.advance(100);
+    expect(t.got).toEqual(["a", "text:n1", "b"]);
+    // HTTP stats (no sendText): a note is dropped, the stats go on.
+    const plain = new FlakyTransport();
+    const http = new StatPump({ clock, transport: plain, encode });
+    http.note("n2");
+    http.send([msg("c")]);
+    await clock.advance(0);
+    expect(plain.got).toEqual(["c"]);
+    expect(http.pending).toBe(0);
+  });
+
   it("retries with doubling backoff and reports unhealthy meanwhile", async () => {
     const clock = new ManualClock();
     const t = new FlakyTransport();

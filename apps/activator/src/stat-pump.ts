@@ -5,6 +5,8 @@ import { type Logger, type StatSink, silentLogger } from "./ports.js";
 /** Carries one encoded `WireStatMessages` to the autoscaler; rejects when it could not. */
 export interface StatTransport {
   send(bytes: Uint8Array): Promise<void>;
+  /** One text frame (a FirstByteNote), where the link has them (the websocket); absent: notes are dropped. */
+  sendText?(text: string): Promise<void>;
   close?(): void;
 }
 
@@ -28,7 +30,7 @@ export interface StatPumpOptions {
  */
 export class StatPump implements StatSink {
   readonly #o: Required<Omit<StatPumpOptions, "logger">> & { logger: Logger };
-  #queue: Uint8Array[] = [];
+  #queue: (Uint8Array | string)[] = [];
   #busy = false;
   #retry: TimerHandle | undefined;
   #backoff: number;
@@ -46,7 +48,17 @@ export class StatPump implements StatSink {
 
   send(messages: WireStatMessage[]): void {
     if (this.#closed || messages.length === 0) return;
-    this.#queue.push(this.#o.encode(messages));
+    this.#enqueue(this.#o.encode(messages));
+  }
+
+  /** Queues one text frame behind the stats sent before it; dropped where the transport has none. */
+  note(text: string): void {
+    if (this.#closed || !this.#o.transport.sendText) return;
+    this.#enqueue(text);
+  }
+
+  #enqueue(item: Uint8Array | string): void {
+    this.#queue.push(item);
     while (this.#queue.length > this.#o.maxPending) {
       this.#queue.shift();
       this.#dropped++;
@@ -90,9 +102,10 @@ export class StatPump implements StatSink {
     this.#busy = true;
     try {
       while (this.#queue.length > 0 && !this.#closed) {
-        const next = this.#queue[0] as Uint8Array;
+        const next = this.#queue[0] as Uint8Array | string;
         try {
-          await this.#o.transport.send(next);
+          const t = this.#o.transport;
+          await (typeof next === "string" ? t.sendText?.(next) : t.send(next));
         } catch (err) {
           this.#ok = false;
           this.#failures++;

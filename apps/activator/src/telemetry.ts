@@ -28,6 +28,13 @@ export interface RevisionCounts {
 
 type Key = { namespace: string; name: string };
 
+/** The first held request of a cold start got its answer's head at `at` (epoch ms). */
+export interface FirstByteSample {
+  namespace: string;
+  name: string;
+  at: number;
+}
+
 /**
  * Counts received, queued, rejected and replayed requests per revision and records cold-start durations.
  * `received` is the one count on the warm path: it is what shows a warm request never came through here
@@ -37,6 +44,9 @@ export class Telemetry {
   #coldStarts = 0;
   #recent: number[] = [];
   #listeners: ((s: ColdStartSample) => void)[] = [];
+  #firstByteListeners: ((s: FirstByteSample) => void)[] = [];
+  /** Per revision, the cold start whose first byte was told already (its beginning, epoch ms). */
+  readonly #firstByteOf = new Map<string, number>();
   readonly #revs = new Map<string, RevisionCounts>();
 
   /** The activator took a request for `rev` (every request, counted once at arrival). */
@@ -65,6 +75,21 @@ export class Telemetry {
   /** Calls `listener` on every cold start (the Prometheus histogram on Node). */
   onColdStart(listener: (s: ColdStartSample) => void): void {
     this.#listeners.push(listener);
+  }
+  /**
+   * A request held while `rev` had no ready pod got its answer's head at `at`: told once per cold start,
+   * the one that began at `coldBeganAt` (later held requests of the same start are not news).
+   */
+  firstByte(rev: Key, at: number, coldBeganAt: number): void {
+    const key = `${rev.namespace}/${rev.name}`;
+    if (this.#firstByteOf.get(key) === coldBeganAt) return;
+    this.#firstByteOf.set(key, coldBeganAt);
+    const s = { namespace: rev.namespace, name: rev.name, at };
+    for (const l of this.#firstByteListeners) l(s);
+  }
+  /** Calls `listener` on each cold start's first byte (the autoscaler's record of it, in a cluster). */
+  onFirstByte(listener: (s: FirstByteSample) => void): void {
+    this.#firstByteListeners.push(listener);
   }
   /** Every revision counted so far. */
   revisions(): Iterable<RevisionCounts> {

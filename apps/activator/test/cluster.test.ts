@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { systemClock } from "@thaw/clock";
 import { EmulatedApiServer, endpointSlice, waitFor } from "@thaw/kubernetes/node/testing";
-import { decodeWireStatMessages } from "@thaw/protocol";
+import { decodeWireStatMessages, type FirstByteNote, parseFirstByteNote } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { clusterParts } from "../src/node/cluster.js";
@@ -293,6 +293,63 @@ describe("activator with --config against the emulated Kubernetes API server (no
         for (const c of r.wss.clients) c.terminate();
         await new Promise<void>((done) => r.wss.close(() => done()));
       }
+    }
+  });
+
+  it("tells the autoscaler replicas a cold start's first byte (a text frame), once per cold start", async () => {
+    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((r) => wss.once("listening", () => r()));
+    const notes: FirstByteNote[] = [];
+    let binaryFrames = 0;
+    wss.on("connection", (ws) =>
+      ws.on("message", (data: Buffer, isBinary: boolean) => {
+        if (isBinary) binaryFrames++;
+        else notes.push(parseFirstByteNote(String(data)) as FirstByteNote);
+      }),
+    );
+    try {
+      running = await startBehindAutoscalerService(await files(dir, api));
+      api.apply(
+        "endpointslices",
+        "thaw",
+        endpointSlice({
+          service: "thaw-autoscaler",
+          port: (wss.address() as import("node:net").AddressInfo).port,
+          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
+        }),
+      );
+      // A request while hello has no pod: held until one is listed and answers the activator's probe.
+      const sent = Date.now();
+      const held = fetch(`http://127.0.0.1:${running.port}/`, { headers: REV });
+      await waitFor(() => binaryFrames > 0, "the cold request's poke", 10_000);
+      const pod = await startBackend();
+      backends.push(pod);
+      api.apply(
+        "endpointslices",
+        "apps",
+        endpointSlice({
+          service: "hello-private",
+          port: pod.port,
+          endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
+        }),
+      );
+      const res = await held;
+      const answered = Date.now();
+      expect(res.status).toBe(200);
+      await res.text();
+      await waitFor(() => notes.length > 0, "the first-byte note", 10_000);
+      expect(notes[0]).toMatchObject({ type: "firstByte", namespace: "default", name: "hello" });
+      expect(notes[0]?.at).toBeGreaterThanOrEqual(sent);
+      expect(notes[0]?.at).toBeLessThanOrEqual(answered);
+      // A warm request is no cold start: once a stat frame sent after it has arrived (one link, in order),
+      // still the one note.
+      expect((await fetch(`http://127.0.0.1:${running.port}/`, { headers: REV })).status).toBe(200);
+      const after = binaryFrames;
+      await waitFor(() => binaryFrames > after, "a stat frame after the warm request", 10_000);
+      expect(notes).toHaveLength(1);
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((done) => wss.close(() => done()));
     }
   });
 

@@ -81,6 +81,15 @@ export interface ColdStartEvent {
   at: number;
 }
 
+/** An activator saw the first byte of a cold start's first held request (its FirstByteNote). */
+export interface FirstByteEvent {
+  type: "first-byte";
+  namespace: string;
+  name: string;
+  /** When the answer's head reached the activator, epoch ms by its clock. */
+  at: number;
+}
+
 /** A revision's status changed (mode, ready pods, panic...). */
 export interface StatusEvent {
   type: "status";
@@ -101,7 +110,7 @@ export interface ProblemEvent {
 }
 
 /** Everything the service publishes to subscribers (in process and over SSE). */
-export type AutoscalerEvent = ScaleEvent | ColdStartEvent | StatusEvent | ProblemEvent;
+export type AutoscalerEvent = ScaleEvent | ColdStartEvent | FirstByteEvent | StatusEvent | ProblemEvent;
 
 /** A minimal synchronous publisher; a throwing listener cannot stop the others. */
 export class EventHub<E> {

@@ -134,6 +134,7 @@ export async function startAutoscalerServer(opts: AutoscalerServerOptions): Prom
   const socket = attachStatSocket(server as import("node:http").Server, {
     onStats: (stats) => opts.service.record(stats),
     problems: problemFeed(opts.service),
+    onFirstByte: (note) => opts.service.firstByte(note),
     ...(opts.token ? { token: opts.token } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });

@@ -206,6 +206,13 @@ export class AutoscalerService {
     return this.#revs.delete(r.key);
   }
 
+  /** An activator's first byte of a cold start (its FirstByteNote): published for the dashboard's record. */
+  firstByte(note: { namespace: string; name: string; at: number }): boolean {
+    if (!this.#revs.has(keyOf(note))) return false;
+    this.#events.emit({ type: "first-byte", namespace: note.namespace, name: note.name, at: note.at });
+    return true;
+  }
+
   /** Records pushed stats (activators' WireStatMessages); a load report for a revision at zero pokes it. */
   record(stats: readonly PushedStat[]): { unknown: number } {
     const now = this.#o.clock.now();

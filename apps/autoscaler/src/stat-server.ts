@@ -3,10 +3,12 @@ import type { Duplex } from "node:stream";
 import {
   BODY_LIMITS,
   bodyErrorResponse,
+  type FirstByteNote,
   isKubeletProbe,
   localOnlyProblem,
   PROTOBUF_CONTENT_TYPE,
   type ProblemNote,
+  parseFirstByteNote,
   readBoundedBody,
 } from "@thaw/protocol";
 import { Hono } from "hono";
@@ -87,12 +89,13 @@ export interface StatSocket {
 
 /**
  * Accepts activators' websocket connections on `server` (any path) and decodes each binary frame as one
- * `WireStatMessages`; text frames are dropped (f.1). The bearer token is checked on the upgrade request.
- * With `problems`, each connection is sent the revisions' pod problems as JSON text frames (ProblemNote).
+ * `WireStatMessages`; a text frame that is a FirstByteNote goes to `onFirstByte`, any other is dropped (f.1).
+ * The bearer token is checked on the upgrade request. With `problems`, each connection is sent the
+ * revisions' pod problems as JSON text frames (ProblemNote).
  */
 export function attachStatSocket(
   server: Server,
-  opts: StatEndpointOptions & { problems?: ProblemFeed },
+  opts: StatEndpointOptions & { problems?: ProblemFeed; onFirstByte?: (note: FirstByteNote) => void },
 ): StatSocket {
   const log = opts.logger ?? silentLogger;
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxBytes ?? DEFAULT_MAX_BYTES });
@@ -130,7 +133,12 @@ export function attachStatSocket(
       ws.on("close", off);
     }
     ws.on("message", (data, isBinary) => {
-      if (!isBinary) return;
+      if (!isBinary) {
+        // An activator's text frame: a cold start's first byte (anything else is dropped).
+        const note = parseFirstByteNote(String(data));
+        if (note) opts.onFirstByte?.(note);
+        return;
+      }
       const bytes = Array.isArray(data)
         ? new Uint8Array(Buffer.concat(data))
         : new Uint8Array(data as ArrayBuffer | Buffer);

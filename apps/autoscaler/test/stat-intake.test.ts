@@ -99,6 +99,30 @@ describe("stat server over real loopback sockets", () => {
     ws.close();
   });
 
+  it("takes an activator's first-byte note (a text frame) for a revision it scales; other text is dropped", async () => {
+    const { url } = await start(TOKEN);
+    const told: unknown[] = [];
+    service?.on((e) => {
+      if (e.type === "first-byte") told.push(e);
+    });
+    const ws = new WebSocket(url.replace("http", "ws"), { headers: { authorization: `Bearer ${TOKEN}` } });
+    await new Promise((r, j) => ws.once("open", r).once("error", j));
+    const note = { type: "firstByte", namespace: "default", name: "hello", at: 1_796_148_186_757 };
+    ws.send("not json");
+    ws.send(JSON.stringify({ ...note, at: "soon" }));
+    ws.send(JSON.stringify({ ...note, name: "unknown-revision" }));
+    ws.send(JSON.stringify(note));
+    // Frames of one link arrive in order: a stat frame sent after them marks that all were read.
+    const poked: string[] = [];
+    service?.on((e) => {
+      if (e.type === "scale") poked.push(e.name);
+    });
+    ws.send(encodeWireStatMessages([message("hello", 1)]));
+    await until(() => poked.length > 0);
+    expect(told).toEqual([{ type: "first-byte", namespace: "default", name: "hello", at: note.at }]);
+    ws.close();
+  });
+
   it("refuses a websocket upgrade without the bearer token", async () => {
     const { url } = await start(TOKEN);
     const ws = new WebSocket(url.replace("http", "ws"));

@@ -55,7 +55,7 @@ export interface ColdStartPhaseMark {
 /**
  * One cold start of a revision. `phases` holds the phases this process saw, in {@link COLD_START_PHASES}
  * order (`thaw up` sees queued, scaleDecision, podStarted, firstReady and firstByte; `thaw-autoscaler` with
- * Kubernetes every phase from queued to endpointsReady);
+ * Kubernetes every phase from queued to endpointsReady, and firstByte from its activators' notes);
  * `totalMs` is from `startedAt` to the last phase.
  */
 export interface ColdStartRecord {

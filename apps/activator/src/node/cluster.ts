@@ -150,6 +150,7 @@ export async function clusterParts(
     );
     overrides.stats = {
       send: (m) => fanout.send(m),
+      note: (text) => fanout.note(text),
       health: () => fanout.health(),
       targets: () => fanout.targets,
       close: () => {

@@ -12,7 +12,7 @@ import type {
   RevisionGate,
   RevisionKey,
 } from "../ports.js";
-import { errorResponse, serverTiming, TIMEOUT_BODY } from "../proxy-handler.js";
+import { errorResponse, noteFirstByte, serverTiming, TIMEOUT_BODY } from "../proxy-handler.js";
 import type { Telemetry } from "../telemetry.js";
 import { forwardFields, hasField } from "./fast-headers.js";
 
@@ -20,7 +20,10 @@ import { forwardFields, hasField } from "./fast-headers.js";
 const COALESCE_BYTES = 16 * 1024;
 
 /** The counters the Node path keeps (the portable path's `Telemetry`). */
-export type FastPathTelemetry = Pick<Telemetry, "received" | "queued" | "rejected" | "replayed">;
+export type FastPathTelemetry = Pick<
+  Telemetry,
+  "received" | "queued" | "rejected" | "replayed" | "firstByte"
+>;
 
 /** What every flight of one activator shares. */
 export interface FlightContext {
@@ -231,6 +234,13 @@ export class Flight implements UpstreamSink, LeaseWaiter {
         this.#c.deps.clock.now() - this.#sentAt,
       );
       headers = [...headers, "server-timing", timing];
+      noteFirstByte(
+        this.#c.telemetry,
+        this.#gate,
+        this.#key,
+        this.#arrived + this.#queuedMs,
+        this.#c.deps.clock.now(),
+      );
     }
     this.#remaining = fields.contentLength === "" ? -1 : Number(fields.contentLength);
     this.#res.writeHead(status, headers);

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from "@thaw/clock";
 import {
   bearerToken,
   encodeWireStatMessages,
+  type FirstByteNote,
   headTimeouts,
   PROMETHEUS_CONTENT_TYPE,
   type ProblemNote,
@@ -157,6 +158,11 @@ export async function startActivator(
             : httpStatTransport(config.autoscalerUrl, globalThis.fetch, config.token),
         })
       : undefined);
+  // Each cold start's first byte, to the autoscaler that keeps the cold start's record (a text frame on
+  // the stat link, docs/dashboard.md); a link without text frames (HTTP) drops it.
+  telemetry.onFirstByte((s) =>
+    pump?.note?.(JSON.stringify({ type: "firstByte", ...s } satisfies FirstByteNote)),
+  );
   const reporter = new ConcurrencyReporter({ podName: config.podName, clock, send: (m) => pump?.send(m) });
   reporter.start();
   const autoscalers =

@@ -34,6 +34,11 @@ export class StatFanout implements StatSink {
     for (const p of this.#pumps.values()) p.send(messages);
   }
 
+  /** One text frame to every replica (the leader keeps the dashboard's record; any may lead next). */
+  note(text: string): void {
+    for (const p of this.#pumps.values()) p.note(text);
+  }
+
   /** Healthy while at least one replica takes stats (or none is known yet: nothing to fail). */
   health(): { ok: true } | { ok: false; reason: string } {
     if (this.#pumps.size === 0) return { ok: true };

@@ -9,7 +9,8 @@ const NOTE_FRAME_MAX_BYTES = 1024 * 1024;
  * Stats over one durable websocket (Knative's activator -> autoscaler link): binary frames, each one
  * `WireStatMessages`. A send on a closed link reconnects first; the pump's backoff paces reconnects. The
  * autoscaler answers on the same link with text frames, what it found wrong with revisions' pods: each one
- * that parses as a ProblemNote goes to `onNote` (a reconnect brings the current ones again).
+ * that parses as a ProblemNote goes to `onNote` (a reconnect brings the current ones again). `sendText`
+ * sends the activator's own text frames (FirstByteNote) the same way.
  */
 export function wsStatTransport(
   url: string,
@@ -50,13 +51,15 @@ export function wsStatTransport(
     });
     return opening;
   };
+  const frame = async (data: Uint8Array | string, binary: boolean) => {
+    const sock = await open();
+    await new Promise<void>((resolve, reject) =>
+      sock.send(data, { binary }, (err) => (err ? reject(err) : resolve())),
+    );
+  };
   return {
-    async send(bytes) {
-      const sock = await open();
-      await new Promise<void>((resolve, reject) =>
-        sock.send(bytes, { binary: true }, (err) => (err ? reject(err) : resolve())),
-      );
-    },
+    send: (bytes) => frame(bytes, true),
+    sendText: (text) => frame(text, false),
     close() {
       ws?.close(1000);
     },

@@ -7,7 +7,7 @@ import type { RevisionKey } from "../revision.js";
 import type { PodInfo, Scaler } from "../scalers/scaler.js";
 import { autoscalerApp } from "../server.js";
 import { AutoscalerService } from "../service.js";
-import { DashboardFeed } from "./feed.js";
+import { DashboardFeed, FIRST_BYTE_WAIT_MS } from "./feed.js";
 
 const TOKEN = "dashboard-token-0123456789";
 const rev: RevisionKey = { namespace: "default", name: "hello" };
@@ -190,6 +190,13 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     feed.podPhase(rev, "podStarted", t + 450, "p1");
     feed.podPhase(rev, "firstReady", t + 690, "p1");
     await clock.advance(1000);
+    // Ready and in endpoints: the record waits for an activator's first byte (its note on the stat link).
+    expect(feed.replay().some((e) => e.type === "coldstart")).toBe(false);
+    await clock.advance(40);
+    const firstByte = clock.now();
+    expect(service.firstByte({ ...rev, at: firstByte })).toBe(true);
+    // A revision this autoscaler does not scale is not news.
+    expect(service.firstByte({ namespace: "default", name: "other", at: firstByte })).toBe(false);
     const record = feed.replay().find((e) => e.type === "coldstart")?.data as ColdStartRecord;
     expect(record.phases.map((x) => x.phase)).toEqual([
       "queued",
@@ -200,8 +207,12 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
       "podStarted",
       "firstReady",
       "endpointsReady",
+      "firstByte",
     ]);
     expect(record.pod).toBe("p1");
+    const listed = record.phases.find((x) => x.phase === "endpointsReady")?.at ?? 0;
+    expect(record.phases.at(-1)).toMatchObject({ phase: "firstByte", at: firstByte, ms: firstByte - listed });
+    expect(record.totalMs).toBe(firstByte - record.startedAt);
     expect(record.phases.reduce((n, x) => n + x.ms, 0)).toBe(record.totalMs);
     feed.stop();
     await service.stop();
@@ -220,6 +231,9 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
     const app = autoscalerApp({ service, clock, dashboard: feed });
     service.poke(rev);
     await clock.advance(1000);
+    // No activator tells a first byte (woken by /v1/activate alone): recorded without one after the wait.
+    expect(feed.replay().some((e) => e.type === "coldstart")).toBe(false);
+    await clock.advance(FIRST_BYTE_WAIT_MS);
     const cold = feed.replay().find((e) => e.type === "coldstart");
     expect(cold?.type).toBe("coldstart");
     const record = cold?.data as ColdStartRecord;
@@ -234,6 +248,32 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
         `thaw_cold_start_phase_seconds_count\\{namespace="default",revision="hello",phase="${phase}"\\} (\\d+)`,
       ).exec(text)?.[1];
     expect([count("scaleDecision"), count("firstReady"), count("queued")]).toEqual(["1", "1", undefined]);
+    feed.stop();
+    await service.stop();
+  });
+});
+
+describe("an activator's first byte ends thaw-autoscaler's cold-start record", () => {
+  it("told before the scaler saw the pod ready (the activator probes pods itself), it is kept for the record", async () => {
+    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
+    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
+    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
+    if (!p.ok) throw new Error("policy");
+    service.addRevision(rev, p.value);
+    const feed = new DashboardFeed({ source: service, clock, coldStartsFromService: true });
+    feed.start();
+    // A first byte from before this cold start is not its.
+    service.firstByte({ ...rev, at: clock.now() - 5000 });
+    service.poke(rev);
+    await clock.advance(700);
+    const early = clock.now();
+    service.firstByte({ ...rev, at: early });
+    await clock.advance(300);
+    const record = feed.replay().find((e) => e.type === "coldstart")?.data as ColdStartRecord;
+    expect(record.phases.map((x) => x.phase)).toEqual(["queued", "scaleDecision", "firstReady", "firstByte"]);
+    // Before the scaler's ready: the record ends at the ready, the first byte adds no time of its own.
+    expect(record.phases.at(-1)).toMatchObject({ phase: "firstByte", ms: 0 });
+    expect(record.totalMs).toBe(800);
     feed.stop();
     await service.stop();
   });

@@ -69,8 +69,9 @@ export interface DashboardFeedOptions {
   /** Requests held for a revision now (thaw up's activator); absent = unknown here. */
   queueDepth?: (rev: RevisionKey) => number;
   /**
-   * Build cold-start records from the service's own events (queued, scale decision, first ready): for
-   * thaw-autoscaler, which sees no pod process or first byte. thaw up passes full records to `coldStart`.
+   * Build cold-start records from the service's own events (queued, scale decision, first ready, and the
+   * activators' first byte): for thaw-autoscaler, which sees no pod process. thaw up passes full records to
+   * `coldStart`.
    */
   coldStartsFromService?: boolean;
   /** Sample period (default 1 s). */
@@ -103,6 +104,10 @@ export class DashboardFeed {
     string,
     { since: number; pod: string; at: Partial<Record<ColdStartPhase, number>> }
   >();
+  /** thaw-autoscaler: cold starts with a ready pod, waiting (FIRST_BYTE_WAIT_MS at most) for their first byte. */
+  readonly #awaiting = new Map<string, AwaitingColdStart>();
+  /** The latest first byte each revision's activators told, kept for a cold start recorded after it. */
+  readonly #firstBytes = new Map<string, number>();
   #timer: TimerHandle | undefined;
   #off: () => void = () => {};
   #count = 0;
@@ -121,10 +126,11 @@ export class DashboardFeed {
     loop();
   }
 
-  /** Stops sampling; listeners stay (a stream still open gets nothing more). */
+  /** Stops sampling; cold starts still waiting for a first byte are recorded without. Listeners stay. */
   stop(): void {
     if (this.#timer !== undefined) this.#o.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
+    for (const key of [...this.#awaiting.keys()]) this.#recordAwaiting(key);
     this.#off();
     this.#off = () => {};
   }
@@ -254,27 +260,82 @@ export class DashboardFeed {
       // first sign of readiness this process has.
       if (pod) Object.assign(at, pod.at, { endpointsReady: e.at });
       else at.firstReady = e.at;
-      const phases: ColdStartPhaseMark[] = [];
-      let prev = startedAt;
-      for (const phase of COLD_START_PHASES) {
-        const t = at[phase];
-        if (t === undefined || t > e.at) continue;
-        const clamped = Math.max(prev, t);
-        phases.push({ phase, at: clamped, ms: clamped - prev });
-        prev = clamped;
-      }
-      this.#count++;
-      this.coldStart({
+      if (this.#awaiting.has(key)) this.#recordAwaiting(key);
+      const waiting: AwaitingColdStart = {
         namespace: e.namespace,
         revision: e.name,
-        id: `${e.namespace}/${e.name}#${this.#count}`,
         startedAt,
-        phases,
-        totalMs: e.coldStartMs,
+        readyAt: e.at,
+        at,
         ...(pod ? { pod: pod.pod } : {}),
-      });
+        timer: this.#o.clock.setTimeout(() => this.#recordAwaiting(key), FIRST_BYTE_WAIT_MS),
+      };
+      this.#awaiting.set(key, waiting);
+      // An activator may have forwarded to the pod before the scaler saw it ready (it probes pods itself).
+      const early = this.#firstBytes.get(key);
+      if (early !== undefined && early >= startedAt) this.#firstByte(key, early);
+    } else if (e.type === "first-byte" && this.#o.coldStartsFromService) {
+      this.#firstByte(`${e.namespace}/${e.name}`, e.at);
     }
   }
+
+  /** A first byte of `key` at `at`: ends the cold start waiting for it, or is kept for the next one. */
+  #firstByte(key: string, at: number): void {
+    const w = this.#awaiting.get(key);
+    if (!w || at < w.startedAt) {
+      this.#firstBytes.set(key, at);
+      return;
+    }
+    this.#firstBytes.delete(key);
+    w.at.firstByte = at;
+    this.#recordAwaiting(key);
+  }
+
+  /** Publishes the waiting cold start of `key` with the phases it has (a first byte or not). */
+  #recordAwaiting(key: string): void {
+    const w = this.#awaiting.get(key);
+    if (!w) return;
+    this.#awaiting.delete(key);
+    this.#o.clock.clearTimeout(w.timer);
+    const end = w.at.firstByte === undefined ? w.readyAt : Math.max(w.at.firstByte, w.readyAt);
+    const phases: ColdStartPhaseMark[] = [];
+    let prev = w.startedAt;
+    for (const phase of COLD_START_PHASES) {
+      const t = w.at[phase];
+      if (t === undefined || t > end) continue;
+      const clamped = Math.max(prev, t);
+      phases.push({ phase, at: clamped, ms: clamped - prev });
+      prev = clamped;
+    }
+    this.#count++;
+    this.coldStart({
+      namespace: w.namespace,
+      revision: w.revision,
+      id: `${key}#${this.#count}`,
+      startedAt: w.startedAt,
+      phases,
+      totalMs: end - w.startedAt,
+      ...(w.pod ? { pod: w.pod } : {}),
+    });
+  }
+}
+
+/**
+ * How long thaw-autoscaler waits, once a cold start's pod is ready, for an activator to tell its first
+ * byte before recording the start without one (woken by `/v1/activate` alone, or an activator that could
+ * not tell: HTTP stats, an older activator).
+ */
+export const FIRST_BYTE_WAIT_MS = 30_000;
+
+/** A cold start whose pod is ready, not yet recorded: it waits for its first byte. */
+interface AwaitingColdStart {
+  namespace: string;
+  revision: string;
+  startedAt: number;
+  readyAt: number;
+  at: Partial<Record<ColdStartPhase, number>>;
+  pod?: string;
+  timer: TimerHandle;
 }
 
 /** Appends, dropping the oldest beyond `max` (a bounded ring). */
