@@ -57,6 +57,18 @@ describe("activator with --config against the emulated Kubernetes API server (no
     return startActivator(read.config, parts.value.overrides);
   };
 
+  /** The autoscaler's Service lists one replica: the stat socket `wss`. */
+  const listAutoscaler = (wss: WebSocketServer) =>
+    api.apply(
+      "endpointslices",
+      "thaw",
+      endpointSlice({
+        service: "thaw-autoscaler",
+        port: (wss.address() as import("node:net").AddressInfo).port,
+        endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
+      }),
+    );
+
   beforeEach(async () => {
     // Pods here are local processes on loopback, addresses a real API server refuses: accepted on purpose.
     api = new EmulatedApiServer({
@@ -309,15 +321,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
     );
     try {
       running = await startBehindAutoscalerService(await files(dir, api));
-      api.apply(
-        "endpointslices",
-        "thaw",
-        endpointSlice({
-          service: "thaw-autoscaler",
-          port: (wss.address() as import("node:net").AddressInfo).port,
-          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
-        }),
-      );
+      listAutoscaler(wss);
       // A request while hello has no pod: held until one is listed and answers the activator's probe.
       const sent = Date.now();
       const held = fetch(`http://127.0.0.1:${running.port}/`, { headers: REV });
@@ -370,15 +374,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
     );
     try {
       running = await startBehindAutoscalerService(await files(dir, api));
-      api.apply(
-        "endpointslices",
-        "thaw",
-        endpointSlice({
-          service: "thaw-autoscaler",
-          port: (wss.address() as import("node:net").AddressInfo).port,
-          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
-        }),
-      );
+      listAutoscaler(wss);
       await new Promise((r) => setTimeout(r, 300));
       // No pod and no proxied request: only the activate call says someone waits.
       const waiting = fetch(`http://127.0.0.1:${running.port}/v1/activate`, {
@@ -424,15 +420,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
       const timeoutSeconds = 30;
       const config = await files(dir, api, 2, [`    timeoutSeconds: ${timeoutSeconds}`]);
       running = await startBehindAutoscalerService(config);
-      api.apply(
-        "endpointslices",
-        "thaw",
-        endpointSlice({
-          service: "thaw-autoscaler",
-          port: (wss.address() as import("node:net").AddressInfo).port,
-          endpoints: [{ ip: "127.0.0.1", pod: "as-0", uid: "as0" }],
-        }),
-      );
+      listAutoscaler(wss);
       // No pod ever becomes ready: a proxied request and one the hook holds through /v1/activate both wait,
       // and are reported each second until the link to the replica is up and its note arrives.
       const began = Date.now();

@@ -20,15 +20,8 @@ export const PROBLEM_NOTE_MAX_BYTES = 16 * 1024;
 
 /** Parses one text frame as a {@link ProblemNote}; undefined for anything else (other frames are ignored). */
 export function parseProblemNote(text: string): ProblemNote | undefined {
-  if (text.length > PROBLEM_NOTE_MAX_BYTES) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const o = v as Partial<ProblemNote> | null;
-  if (!o || o.type !== "problem" || typeof o.namespace !== "string" || typeof o.name !== "string")
+  const o = jsonFrame(text, PROBLEM_NOTE_MAX_BYTES) as Partial<ProblemNote> | null | undefined;
+  if (o?.type !== "problem" || typeof o.namespace !== "string" || typeof o.name !== "string")
     return undefined;
   const severity = o.severity === "failing" || o.severity === "waiting" ? o.severity : null;
   const message = typeof o.message === "string" ? o.message : null;
@@ -52,16 +45,19 @@ export const FIRST_BYTE_NOTE_MAX_BYTES = 1024;
 
 /** Parses one text frame as a {@link FirstByteNote}; undefined for anything else. */
 export function parseFirstByteNote(text: string): FirstByteNote | undefined {
-  if (text.length > FIRST_BYTE_NOTE_MAX_BYTES) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const o = v as Partial<FirstByteNote> | null;
-  if (!o || o.type !== "firstByte" || typeof o.namespace !== "string" || typeof o.name !== "string")
+  const o = jsonFrame(text, FIRST_BYTE_NOTE_MAX_BYTES) as Partial<FirstByteNote> | null | undefined;
+  if (o?.type !== "firstByte" || typeof o.namespace !== "string" || typeof o.name !== "string")
     return undefined;
   if (typeof o.at !== "number" || !Number.isSafeInteger(o.at) || o.at <= 0) return undefined;
   return { type: "firstByte", namespace: o.namespace, name: o.name, at: o.at };
+}
+
+/** A text frame's JSON, when it is at most `max` characters and parses; undefined otherwise. */
+function jsonFrame(text: string, max: number): unknown {
+  if (text.length > max) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -79,6 +79,16 @@ async function events(res: Response, count: number): Promise<{ event: string; da
   return out;
 }
 
+/** thaw-autoscaler's service with hello (ready 800 ms after a scale-up) and its dashboard feed, on a manual clock. */
+function autoscalerFeed(): { clock: ManualClock; service: AutoscalerService; feed: DashboardFeed } {
+  const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
+  const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
+  const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
+  if (!p.ok) throw new Error("policy");
+  service.addRevision(rev, p.value);
+  return { clock, service, feed: new DashboardFeed({ source: service, clock, coldStartsFromService: true }) };
+}
+
 describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
   it("needs the token: bearer or the sign-in cookie; a wrong one is refused", async () => {
     const { app } = setup();
@@ -170,12 +180,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
   });
 
   it("in a cluster, the pod's own phases from its status, and the EndpointSlice listing it", async () => {
-    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
-    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
-    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
-    if (!p.ok) throw new Error("policy");
-    service.addRevision(rev, p.value);
-    const feed = new DashboardFeed({ source: service, clock, coldStartsFromService: true });
+    const { clock, service, feed } = autoscalerFeed();
     feed.start();
     const seen: string[] = [];
     feed.on((e) => seen.push(e.type));
@@ -219,12 +224,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
   });
 
   it("thaw-autoscaler's cold starts: queued, scale decision and first ready from its own events", async () => {
-    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
-    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
-    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
-    if (!p.ok) throw new Error("policy");
-    service.addRevision(rev, p.value);
-    const feed = new DashboardFeed({ source: service, clock, coldStartsFromService: true });
+    const { clock, service, feed } = autoscalerFeed();
     feed.start();
     const seen: string[] = [];
     feed.on((e) => seen.push(e.type));
@@ -255,12 +255,7 @@ describe("the dashboard's SSE stream and page on thaw-autoscaler", () => {
 
 describe("an activator's first byte ends thaw-autoscaler's cold-start record", () => {
   it("told before the scaler saw the pod ready (the activator probes pods itself), it is kept for the record", async () => {
-    const clock = new ManualClock(Date.parse("2026-12-01T15:00:00Z"));
-    const service = new AutoscalerService({ scaler: readyAfter(clock, 800), clock });
-    const p = policyFor({ global: {}, autoscaling: {}, containerConcurrency: 1 });
-    if (!p.ok) throw new Error("policy");
-    service.addRevision(rev, p.value);
-    const feed = new DashboardFeed({ source: service, clock, coldStartsFromService: true });
+    const { clock, service, feed } = autoscalerFeed();
     feed.start();
     // A first byte from before this cold start is not its.
     service.firstByte({ ...rev, at: clock.now() - 5000 });
