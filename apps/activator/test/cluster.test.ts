@@ -69,6 +69,14 @@ describe("activator with --config against the emulated Kubernetes API server (no
       }),
     );
 
+  /** hello's Service lists one ready pod, `hello-1` on `port`. */
+  const listHello = (port: number) =>
+    api.apply(
+      "endpointslices",
+      "apps",
+      endpointSlice({ service: "hello-private", port, endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }] }),
+    );
+
   beforeEach(async () => {
     // Pods here are local processes on loopback, addresses a real API server refuses: accepted on purpose.
     api = new EmulatedApiServer({
@@ -235,15 +243,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
       metadata: { name: "hello-private" },
       spec: { clusterIP: "127.0.0.1", ports: [{ name: "http", port: clusterIP.port, protocol: "TCP" }] },
     });
-    api.apply(
-      "endpointslices",
-      "apps",
-      endpointSlice({
-        service: "hello-private",
-        port: meshPod.port,
-        endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
-      }),
-    );
+    listHello(meshPod.port);
     const r = await fetch(`http://127.0.0.1:${running.port}/x`, { headers: REV });
     expect(`${r.status} ${await r.text()}`).toBe("200 via clusterip");
     expect(meshPod.hits.filter((h) => h === "request")).toEqual([]);
@@ -282,15 +282,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
           }),
         );
       }
-      api.apply(
-        "endpointslices",
-        "apps",
-        endpointSlice({
-          service: "hello-private",
-          port: pod.port,
-          endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
-        }),
-      );
+      listHello(pod.port);
       await new Promise((r) => setTimeout(r, 300));
       const res = await fetch(`http://127.0.0.1:${running.port}/`, { headers: REV });
       expect(res.status).toBe(200);
@@ -328,15 +320,7 @@ describe("activator with --config against the emulated Kubernetes API server (no
       await waitFor(() => binaryFrames > 0, "the cold request's poke", 10_000);
       const pod = await startBackend();
       backends.push(pod);
-      api.apply(
-        "endpointslices",
-        "apps",
-        endpointSlice({
-          service: "hello-private",
-          port: pod.port,
-          endpoints: [{ ip: "127.0.0.1", pod: "hello-1" }],
-        }),
-      );
+      listHello(pod.port);
       const res = await held;
       const answered = Date.now();
       expect(res.status).toBe(200);

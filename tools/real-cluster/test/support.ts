@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { type IncomingHttpHeaders, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,4 +54,23 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`not within ${timeoutMs} ms: ${await describe()}`);
+}
+
+/** One GET with headers of our choosing (fetch would send the address's Host): status, headers and body. */
+export function getWith(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => {
+        body += c;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    })
+      .on("error", reject)
+      .end();
+  });
 }

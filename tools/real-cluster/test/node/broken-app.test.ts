@@ -1,7 +1,7 @@
-import { request } from "node:http";
 import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installThawOnNode, type ThawOnNode } from "../../src/node/thaw-on-node.js";
+import { getWith } from "../support.js";
 
 /** The broken service: the example's image with a command that writes one line to stderr and exits 3. */
 const CRASHY_HOST = "crashy.example.com";
@@ -19,27 +19,6 @@ const CRASHY = [
   `      command: ["node", "-e", "console.error('boom'); process.exit(3)"]`,
   "      runAsUser: 1000",
 ];
-
-/** One GET with a Host header of our choosing; status, the Retry-After header and the body. */
-function getText(
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; retryAfter?: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => {
-        body += c;
-      });
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"], body }),
-      );
-    })
-      .on("error", reject)
-      .end();
-  });
-}
 
 // Issue 27 on a real node: the kubelet's own account of a crash (exit code, the container's last output as
 // its termination message, the restarts) reaches the client that woke the app, in place of a wait for the
@@ -60,7 +39,7 @@ describe("a broken app on a real node: the crash the kubelet reports is the clie
     expect(activator, "an activator pod with an IP").toBeDefined();
     // Through the activator, as a held request: Knative's revision headers name the service.
     const t0 = Date.now();
-    const direct = await getText(`http://${activator}:8012/`, {
+    const direct = await getWith(`http://${activator}:8012/`, {
       "knative-serving-namespace": "apps",
       "knative-serving-revision": "crashy",
     });
@@ -68,9 +47,9 @@ describe("a broken app on a real node: the crash the kubelet reports is the clie
     expect(direct.status, direct.body).toBe(503);
     expect(direct.body).toMatch(/exited with code 3/);
     expect(direct.body).toMatch(/boom/);
-    expect(direct.retryAfter, "a 503 says when to retry").toBeDefined();
+    expect(direct.headers["retry-after"], "a 503 says when to retry").toBeDefined();
     // Through the ingress (nginx asking the hook): the same cause, as the hook's error body.
-    const viaIngress = await getText(`${t.nginx.url}/`, { host: CRASHY_HOST });
+    const viaIngress = await getWith(`${t.nginx.url}/`, { host: CRASHY_HOST });
     expect(viaIngress.status, viaIngress.body).toBe(503);
     const err = (JSON.parse(viaIngress.body) as { error: { code: string; message: string } }).error;
     expect(err.code).toBe("ERR_REVISION_FAILED");
@@ -85,7 +64,7 @@ describe("a broken app on a real node: the crash the kubelet reports is the clie
     while (!(await restarted()) && Date.now() < until) await new Promise((r) => setTimeout(r, 500));
     expect(await restarted(), "the kubelet restarted the crashing container").toBe(true);
     // The healthy service beside it still answers.
-    const hello = await getText(`${t.nginx.url}/`, { host: "hello.example.com" });
+    const hello = await getWith(`${t.nginx.url}/`, { host: "hello.example.com" });
     expect(hello.status, hello.body).toBe(200);
   }, 300_000);
 });

@@ -1,4 +1,3 @@
-import { get, type IncomingHttpHeaders } from "node:http";
 import { fileURLToPath } from "node:url";
 import { printFigures } from "@thaw/bench-kit/overload";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,18 +6,9 @@ import { api } from "../../src/node/api.js";
 import { type NodeCluster, startNodeCluster } from "../../src/node/node-cluster.js";
 import { watchPodPhases } from "../../src/node/pod-phases.js";
 import { importThawImages } from "../../src/node/thaw-images.js";
+import { getWith } from "../support.js";
 
 const K8S = fileURLToPath(new URL("../../../../infra/kubernetes/", import.meta.url));
-
-/** GET with a Host header of our choosing (fetch would send the address's). */
-function getWithHost(url: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers: { host } }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, headers: res.headers });
-    }).on("error", reject);
-  });
-}
 
 type PodList = { items: { status: { podIP?: string } }[] };
 
@@ -117,14 +107,14 @@ describe("the install docs/kubernetes.md describes, on a real node", () => {
     // watch), then straight to the pod's queue-proxy: wait, bounded, for that switch.
     const hookUrl = `http://${await podIp(c, "thaw-system", "thaw-ingress-hook")}:8090/`;
     const until = Date.now() + 30_000;
-    let hook = await getWithHost(hookUrl, "hello.example.com");
+    let hook = await getWith(hookUrl, { host: "hello.example.com" });
     while (hook.headers["x-thaw-upstream"] !== `${hello}:8012` && Date.now() < until) {
       // Deployments are Available before kube-proxy has written the activator Service's rules, so the
       // hook's first calls may find it unreachable: that answer is a 503 with Retry-After, nothing else.
       if (hook.status === 503) expect(hook.headers["retry-after"], "a 503 says when to retry").toBeDefined();
       else expect(hook.headers["x-thaw-upstream"]).toBe("thaw-activator.thaw-system.svc.cluster.local:8012");
       await new Promise((r) => setTimeout(r, 200));
-      hook = await getWithHost(hookUrl, "hello.example.com");
+      hook = await getWith(hookUrl, { host: "hello.example.com" });
     }
     expect(hook.status).toBe(200);
     expect(hook.headers["x-thaw-revision"]).toBe("apps/hello");
