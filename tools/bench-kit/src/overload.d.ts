@@ -73,6 +73,8 @@ export function burstFigures(
   neverArrived: number;
   podQueueFull: number;
   retryable503: number;
+  /** The first answer neither 200 nor 503 with Retry-After (status or error, body start); null if none. */
+  firstUnexpected: { i: number; status: number | string; body: string } | null;
   rssMiB: Record<string, [number, number, number]>;
 };
 /** The queue bound of the `bounded` case. */

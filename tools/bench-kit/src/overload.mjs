@@ -93,6 +93,18 @@ export function fireBurst({
   });
 }
 
+/**
+ * The first result that is neither 200 nor 503 with Retry-After: status (or error) and 200 characters of
+ * its body; null when there is none.
+ * @param {import("./overload.js").BurstResult[]} results
+ */
+function firstUnexpected(results) {
+  const r = results.find(
+    (x) => x.status !== 200 && !(x.status === 503 && x.retryAfter !== undefined) && x.error !== NEVER_ARRIVED,
+  );
+  return r ? { i: r.i, status: r.error ?? r.status, body: r.body.slice(0, 200) } : null;
+}
+
 /** The error of a request the server's runtime never handed to the part under test (see fireBurst). */
 export const NEVER_ARRIVED = "NEVER_ARRIVED";
 
@@ -230,6 +242,9 @@ export function burstFigures(results, rss = {}) {
     neverArrived: t.neverArrived,
     podQueueFull: t.podQueueFull,
     retryable503: t.retryable503,
+    // The first answer that is neither 200 nor a 503 with Retry-After (a loss, a pod's refusal, a stray
+    // status): its status and the start of its body, so a failed run says where it came from.
+    firstUnexpected: firstUnexpected(results),
     rssMiB: Object.fromEntries(
       Object.entries(rss).map(([k, v]) => [k, [mib(v.beforeKiB), mib(v.peakKiB), mib(v.afterKiB)]]),
     ),

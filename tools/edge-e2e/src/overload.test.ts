@@ -148,7 +148,6 @@ async function coldBurst(name: string): Promise<BurstResult[]> {
     ms,
     heldCold,
     activations: after.hook.activations - before.hook.activations,
-    firstFailure: results.find((r) => r.status !== 200)?.body.slice(0, 200) ?? null,
   });
   return results;
 }
