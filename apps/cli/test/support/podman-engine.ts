@@ -113,10 +113,19 @@ export async function startPodman(): Promise<PodmanEngine> {
         await new Promise((r) => service.once("exit", r));
       }
       // The overlay driver mounts its storage folder on itself (and a stopping container's layers): rm meets
-      // EBUSY until they are unmounted, deepest first.
-      for (const m of mountsUnder(dir)) await run("umount", ["-l", m]).catch(() => undefined);
-      // conmon may still be writing its exit files under run/ for a moment (ENOTEMPTY): retried, bounded.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // EBUSY until they are unmounted, deepest first. A container's cleanup may mount once more after the
+      // table was read (seen once in CI: EBUSY on storage/overlay), so the table is read again each try.
+      for (let attempt = 1; ; attempt++) {
+        for (const m of mountsUnder(dir)) await run("umount", ["-l", m]).catch(() => undefined);
+        try {
+          // conmon may still be writing its exit files under run/ for a moment (ENOTEMPTY): retried, bounded.
+          rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "EBUSY" || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
     },
   };
 }
