@@ -25,6 +25,12 @@ export interface ActivatorApp {
   telemetry: Telemetry;
 }
 
+/**
+ * Set in the runtime's `env` (Hono's `c.env`) for a request another path of this activator already took and
+ * counted, then handed over (the Node fast path, after a forward that got no answer): it is not counted again.
+ */
+export const HANDED_OFF = Symbol("thaw.activator.handedOff");
+
 const UNKNOWN_HINT =
   "set Knative-Serving-Namespace and Knative-Serving-Revision, or use a <revision>.<namespace>.svc.<domain> host";
 
@@ -77,7 +83,8 @@ export function createActivatorApp(given: ActivatorDeps, telemetry = new Telemet
     const key = { namespace: found.namespace, name: found.name };
     const config = await deps.revisions.lookup(key);
     if (!config) return activeEndpointNotFoundResponse(revisionNotFoundMessage(revisionKey(key)));
-    return proxyRequest(fwd, key, config, deps, telemetry);
+    const handedOff = (c.env as Record<symbol, unknown> | undefined)?.[HANDED_OFF] === true;
+    return proxyRequest(fwd, key, config, deps, telemetry, handedOff);
   });
   return { app, telemetry };
 }

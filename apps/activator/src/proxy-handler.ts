@@ -45,6 +45,7 @@ export const TIMEOUT_BODY = "activator request timeout";
 /**
  * The activation path for one request (knative-spec d.1): reporter -> timers (the wait counts) -> a slot on a
  * healthy pod -> forward; a forward that fails with no answer is replayed on another pod when that is safe.
+ * `handedOff`: another path took the request and counted it (received, and in the reporter until it ends).
  */
 export async function proxyRequest(
   req: Request,
@@ -52,12 +53,15 @@ export async function proxyRequest(
   config: RevisionConfig,
   deps: ActivatorDeps,
   telemetry: Telemetry,
+  handedOff = false,
 ): Promise<Response> {
   const { clock, reporter } = deps;
   const log = deps.logger ?? silentLogger;
   const arrived = clock.now();
-  reporter.requestIn(key, arrived);
-  telemetry.received(key);
+  if (!handedOff) {
+    reporter.requestIn(key, arrived);
+    telemetry.received(key);
+  }
   // The one check tracing costs when off; every span below hangs off this one.
   const span = deps.tracer
     ? deps.tracer.startSpan("activator.request", (n) => req.headers.get(n), "server", {

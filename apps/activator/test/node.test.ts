@@ -144,6 +144,43 @@ describe("Node activator against real loopback backends", () => {
     expect(a.telemetry.snapshot().replayed).toBeGreaterThanOrEqual(1);
   });
 
+  it("a GET the fast path replays after a pod dropped it is counted once (requests_total, the reporter's rate)", async () => {
+    const flaky = await backend((_req, res) => {
+      res.socket?.destroy();
+    });
+    const good = await backend();
+    const stats: { at: number; stat: WireStatMessage["stat"] }[] = [];
+    const sink = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const d = decodeWireStatMessages(new Uint8Array(Buffer.concat(chunks)));
+        if (d.ok)
+          for (const m of d.value) if (m.name === KEY.name) stats.push({ at: Date.now(), stat: m.stat });
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
+    cleanup.push(() => new Promise((r) => sink.close(() => r())));
+    const a = await activator(
+      [flaky.addr, good.addr],
+      {},
+      {},
+      `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+    );
+    // The LB picks at random: send until one lands on the flaky pod first.
+    let sent = 0;
+    for (; sent < 30 && flaky.seen.length === 0; sent++) expect(await status(a, `/g/${sent}`)).toBe(200);
+    const ended = Date.now();
+    // One request reached it (twice, when its first try went on a pooled connection the pod dropped).
+    expect(new Set(flaky.seen.map((r) => r.url)).size).toBe(1);
+    expect(a.telemetry.snapshot().replayed).toBe(1);
+    expect(await requestsTotal(a)).toBe(sent);
+    // The autoscaler hears of each request once: every count is in by the first idle report after the last.
+    await waitFor(() => stats.some((s) => s.at > ended && s.stat?.averageConcurrentRequests === 0));
+    expect(stats.reduce((n, s) => n + (s.stat?.requestCount ?? 0), 0)).toBe(sent);
+  });
+
   it.each([
     { name: "small POST with Idempotency-Key is replayed", size: 512, key: true, want: 200 },
     { name: "small POST without a key is not", size: 512, key: false, want: 502 },

@@ -30,6 +30,10 @@ export interface FlightContext {
   deps: ActivatorDeps;
   /** The keep-alive pools to the pods. */
   client: H1Client;
+  /**
+   * Takes over a request this path took and counted (received, and in the reporter's concurrency until it
+   * ends): the portable path answers it without counting it again.
+   */
   slow: (req: IncomingMessage, res: ServerResponse) => void;
   telemetry: FastPathTelemetry;
 }
@@ -190,19 +194,23 @@ export class Flight implements UpstreamSink, LeaseWaiter {
     this.#finish();
   }
 
-  #finish(): void {
+  /** Ends this flight; `handedOff`: the request lives on in the portable path, which reports its end. */
+  #finish(handedOff = false): void {
     if (this.#done) return;
     this.#done = true;
     const { clock, reporter } = this.#c.deps;
     clock.clearTimeout(this.#timer);
     this.#lease?.release();
-    reporter.requestOut(this.#key, clock.now());
+    if (!handedOff) reporter.requestOut(this.#key, clock.now());
   }
 
-  /** The forward got no answer: the portable path decides (replay on another pod, or 502). */
+  /**
+   * The forward got no answer: the portable path decides (replay on another pod, or 502). It is the same
+   * request, already counted here: one received, one request in the reporter's concurrency and rate.
+   */
   #unanswered(): void {
     const dest = (this.#lease as Lease).dest;
-    this.#finish();
+    this.#finish(true);
     this.#gate.reportFailure(dest);
     this.#c.telemetry.replayed(this.#key);
     this.#c.slow(this.#req, this.#res);

@@ -15,7 +15,7 @@ import {
   type WireStatMessage,
 } from "@thaw/protocol";
 import { lingerOnClose, refuseCredentialTargets } from "@thaw/protocol/node";
-import { createActivatorApp } from "../app.js";
+import { createActivatorApp, HANDED_OFF } from "../app.js";
 import { LocalCoordinator } from "../local-coordinator.js";
 import { applyPodProblem } from "../pod-problem.js";
 import type {
@@ -200,6 +200,8 @@ export async function startActivator(
     ...(pump instanceof StatPump ? { statLink: pump } : {}),
   });
   const listener = getRequestListener(app.fetch);
+  // The fast path's hand-overs: requests it already counted, answered by the portable path.
+  const handOver = getRequestListener((r, env) => app.fetch(r, { ...env, [HANDED_OFF]: true }));
   const slow = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
   // Decided once here: with tracing on, warm requests take the portable path, which makes their spans,
   // so the fast path stays exactly as it is when tracing is off.
@@ -208,7 +210,7 @@ export async function startActivator(
       ? createFastPath(
           { revisions, coordinator, forward, clock, reporter, passthroughLb: config.passthroughLb },
           pool.client,
-          slow,
+          (req, res) => void handOver(req, res),
           telemetry,
         )
       : () => false;
