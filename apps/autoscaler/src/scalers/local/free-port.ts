@@ -1,35 +1,112 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
-/** A TCP port free on `host` right now: the kernel picks it for a listener that is then closed. */
-function pickPort(host: string): Promise<{ port: number; release: () => void }> {
-  return new Promise((resolve, reject) => {
+/** How many ports below the kernel's ephemeral range pods' ports are picked from. */
+const SPAN = 12_288;
+/** Where the kernel's ephemeral range starts when it cannot be read (Linux's default; macOS's is higher). */
+const DEFAULT_EPHEMERAL_LOW = 32_768;
+
+/**
+ * The ports pods' ports are picked from: just below the kernel's ephemeral range, so no port the kernel
+ * hands out meanwhile (a `listen(0)` anywhere on the host, an outgoing connection's source port) is one of
+ * them. A port picked there is free when picked, but is only bound by the pod's container a moment later;
+ * picked by the kernel, it could be handed out again in between, and that container would then fail to
+ * bind it (a queue-proxy's admin port taken by a test server's `listen(0)` on a busy machine).
+ */
+export function podPortRange(ephemeral = readEphemeralRange()): { from: number; to: number } {
+  const low = ephemeral?.low ?? DEFAULT_EPHEMERAL_LOW;
+  if (low - SPAN >= 1024) return { from: low - SPAN, to: low - 1 };
+  // An ephemeral range starting low leaves room only above it.
+  const high = ephemeral?.high ?? 65_535;
+  return { from: Math.min(high + 1, 65_535 - SPAN), to: 65_535 };
+}
+
+function readEphemeralRange(): { low: number; high: number } | undefined {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return Number.isInteger(low) && Number.isInteger(high)
+      ? { low: low as number, high: high as number }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ports this process lent to pods and has not had back: never lent twice at once. */
+const lent = new Set<number>();
+
+/** Whether `port` can be listened on at `host` right now (the listener is closed again at once). */
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.once("error", reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      // close() gives the port back at once (the socket is closed synchronously); its callback only reports it.
-      const release = () => void srv.close();
-      if (port > 0) resolve({ port, release });
-      else {
-        release();
-        reject(new Error("no port assigned"));
-      }
+    srv.once("error", () => resolve(false));
+    // close() gives the port back at once (the socket is closed synchronously); its callback only reports it.
+    srv.listen(port, host, () => {
+      srv.close();
+      resolve(true);
     });
   });
 }
 
+/** Ports lent to one pod: given back once nothing of the pod holds them (its containers have exited). */
+export interface LentPorts {
+  ports: number[];
+  giveBack(): void;
+}
+
 /**
- * `count` distinct TCP ports free on `host` right now (the kernel picks them; all are held until each is
- * known, so none repeats). A pod's ports are told to its containers before they start, as Knative does.
- * All are picked at once and resolve within the tick (an IP host needs no lookup): a cold start does not
- * wait for this process's event loop to come round.
+ * `count` distinct ports, free on `host` (loopback) now, from `range` (`podPortRange()`) and not lent to another pod of this
+ * process until `giveBack()`. A pod's ports are told to its containers before they start, as Knative does.
+ * Candidates are tried all at once from a random place in the range (so two processes seldom meet), and
+ * an IP host needs no lookup: a cold start does not wait for this process's event loop to come round.
  */
-export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
-  const picked = await Promise.allSettled(Array.from({ length: count }, () => pickPort(host)));
-  for (const p of picked) if (p.status === "fulfilled") p.value.release();
-  const failed = picked.find((p): p is PromiseRejectedResult => p.status === "rejected");
-  if (failed) throw failed.reason;
-  return picked.map((p) => (p as PromiseFulfilledResult<{ port: number }>).value.port);
+export async function lendPorts(
+  count: number,
+  o: { host?: string; range?: { from: number; to: number } } = {},
+): Promise<LentPorts> {
+  const host = o.host ?? "127.0.0.1";
+  const { from, to } = o.range ?? podPortRange();
+  const size = to - from + 1;
+  let next = Math.floor(Math.random() * size);
+  const taken: number[] = [];
+  const candidates = (n: number) => {
+    const out: number[] = [];
+    for (let tried = 0; out.length < n && tried < size; tried++, next++) {
+      const port = from + (next % size);
+      if (!lent.has(port)) {
+        lent.add(port);
+        out.push(port);
+      }
+    }
+    return out;
+  };
+  try {
+    for (let tried = 0; taken.length < count; ) {
+      const batch = candidates(count - taken.length);
+      tried += batch.length;
+      if (batch.length === 0 || tried > size)
+        throw new Error(`no ${count} free ports on ${host} between ${from} and ${to}`);
+      const free = await Promise.all(batch.map((p) => canListen(p, host)));
+      batch.forEach((p, i) => {
+        if (free[i]) taken.push(p);
+        else lent.delete(p);
+      });
+    }
+  } catch (e) {
+    for (const p of taken) lent.delete(p);
+    throw e;
+  }
+  let back = false;
+  return {
+    ports: taken,
+    giveBack: () => {
+      if (back) return;
+      back = true;
+      for (const p of taken) lent.delete(p);
+    },
+  };
 }

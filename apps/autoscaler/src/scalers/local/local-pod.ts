@@ -1,7 +1,7 @@
 import { get as httpGet } from "node:http";
 import { Header, ProbeValue, UserAgent } from "@thaw/protocol";
 import { type GroupChild, spawnGroup } from "./child.js";
-import { freePorts } from "./free-port.js";
+import { type LentPorts, lendPorts } from "./free-port.js";
 import { listeningPorts } from "./listening-ports.js";
 import { type LocalServiceSpec, type PodPorts, queueProxyEnv, userAppEnv } from "./pod-env.js";
 import {
@@ -105,6 +105,8 @@ export class LocalPod {
   #app: GroupChild | undefined;
   #qp: GroupChild | undefined;
   #ports: PodPorts | undefined;
+  /** The ports picked for this pod, lent until both its containers have exited. */
+  #lent: LentPorts | undefined;
   #ready = false;
   #stopping = false;
   #gone = false;
@@ -212,7 +214,8 @@ export class LocalPod {
   /** Starts both containers; resolves once they were spawned (readiness follows through `onChange`). */
   async start(): Promise<void> {
     const { spec, name, replica } = this.#o;
-    const [user, serving, servingTls, admin, metrics] = await freePorts(5);
+    this.#lent = await lendPorts(5);
+    const [user, serving, servingTls, admin, metrics] = this.#lent.ports;
     const knative = spec.queueProxy;
     const numbered = spec.replicas && replica !== undefined ? spec.replicas : undefined;
     const ports: PodPorts = {
@@ -223,7 +226,10 @@ export class LocalPod {
       metrics: knative?.metricsPort ?? (metrics as number),
     };
     const qpEnv = queueProxyEnv(spec, name, ports);
-    if (!qpEnv.ok) throw new Error(`pod ${name}: ${qpEnv.error}`);
+    if (!qpEnv.ok) {
+      this.#lent.giveBack();
+      throw new Error(`pod ${name}: ${qpEnv.error}`);
+    }
     const onQpLine = (line: string) => {
       keepTail(this.#qpTail, line);
       this.#o.onLine?.("queue-proxy", line);
@@ -346,6 +352,7 @@ export class LocalPod {
     }
     if (appGone && qpGone && !this.#gone) {
       this.#gone = true;
+      this.#lent?.giveBack();
       this.#o.reaper.remove(this.pids);
       if (this.#probeTimer) clearTimeout(this.#probeTimer);
       this.#o.onChange();
