@@ -42,6 +42,7 @@ export function watch<T>(
   path: string,
   onEvent: (e: WatchEvent<T>) => void,
   onError: (e: Error) => void = () => {},
+  onOpen: () => void = () => {},
 ): () => void {
   const url = `${cp.server}${path}${path.includes("?") ? "&" : "?"}watch=1`;
   const req = request(
@@ -67,6 +68,12 @@ export function watch<T>(
   );
   req.on("error", (e) => {
     if (!ended) onError(e);
+  });
+  // The API server sends the answer's head only with the first event: "open" is the connection up (its
+  // TLS handshake done), or at once on a kept connection.
+  req.once("socket", (s) => {
+    if (s.connecting) s.once("secureConnect", onOpen);
+    else onOpen();
   });
   req.end();
   let ended = false;

@@ -7,7 +7,15 @@ import type { ThawOnNode } from "./thaw-on-node.js";
 
 /** A cold start of one app being traced: its pod's phases as they come, every moment once it is over. */
 export interface ColdStartTrace {
-  /** The pod's phases (watchPodPhases): resolves once it is in the Service's endpoints and Ready. */
+  /**
+   * Resolves once every watch's connection is up and `ctr events` runs (rejects when a watch fails): send
+   * the request after it (and `begin()`), so opening them (TLS handshakes, a Go binary's start) does not
+   * compete with the cold start for CPU.
+   */
+  readonly ready: Promise<void>;
+  /** Marks t0, the moment the request is sent (now), and returns it (epoch ms). */
+  begin(): number;
+  /** The pod's phases, ms after t0 (watchPodPhases): resolves once it is in the Service's endpoints and Ready. */
   readonly phases: Promise<PodPhases>;
   /**
    * Every moment of the cold start (ms after t0), once `phases` resolved and the first byte came with
@@ -24,37 +32,57 @@ const MAX_EVENT_LINES = 5000;
 
 /**
  * Starts tracing the next cold start of Deployment `name` (its pods labelled `app.kubernetes.io/name=name`,
- * its Service `name`) in `namespace`, from `t0` (epoch ms): watches the Deployment and its ReplicaSets for
- * spec.replicas going to 1, the pod's phases, and containerd's events for its task starts, all by this
- * process's clock, which the node's processes share.
+ * its Service `name`) in `namespace`: watches the Deployment and its ReplicaSets for spec.replicas going to
+ * 1, the pod's phases, and containerd's events for its task starts, all by this process's clock, which the
+ * node's processes share. Moments are ms after `begin()`.
  */
-export function traceColdStart(t: ThawOnNode, namespace: string, name: string, t0: number): ColdStartTrace {
+export function traceColdStart(t: ThawOnNode, namespace: string, name: string): ColdStartTrace {
   const cp = t.cluster.controlPlane;
+  let t0 = Number.NaN;
   // Epoch ms of the first sight of spec.replicas >= 1.
   const seen: { scaleWritten?: number; rsScaled?: number } = {};
   const q = encodeURIComponent;
   const scaledTo = (k: "scaleWritten" | "rsScaled") => (e: { object: { spec?: { replicas?: number } } }) => {
     if ((e.object.spec?.replicas ?? 0) >= 1) seen[k] ??= Date.now();
   };
+  const opened: Promise<void>[] = [];
+  let failed!: (e: Error) => void;
+  const failure = new Promise<never>((_, reject) => {
+    failed = reject;
+  });
+  failure.catch(() => {});
+  const opening = () => {
+    let done!: () => void;
+    opened.push(new Promise<void>((r) => (done = r)));
+    return done;
+  };
   const stops = [
     watch(
       cp,
       `/apis/apps/v1/namespaces/${namespace}/deployments?fieldSelector=${q(`metadata.name=${name}`)}`,
       scaledTo("scaleWritten"),
+      failed,
+      opening(),
     ),
     watch(
       cp,
       `/apis/apps/v1/namespaces/${namespace}/replicasets?labelSelector=${q(`app.kubernetes.io/name=${name}`)}`,
       scaledTo("rsScaled"),
+      failed,
+      opening(),
     ),
   ];
-  const pod = watchPodPhases(cp, namespace, `app.kubernetes.io/name=${name}`, name, t0);
+  // Epoch ms (t0 0): made relative to t0 once it is known.
+  const pod = watchPodPhases(cp, namespace, `app.kubernetes.io/name=${name}`, name, 0);
+  opened.push(pod.opened);
+  pod.done.catch(failed);
   stops.push(() => pod.stop());
   const socket = t.cluster.node.containerd.socket;
   const lines: string[] = [];
   let ctr: ChildProcess | undefined = spawn("ctr", ["--address", socket, "events"], {
     stdio: ["ignore", "pipe", "ignore"],
   });
+  opened.push(new Promise<void>((r) => ctr?.once("spawn", () => r())));
   let buf = "";
   ctr.stdout?.setEncoding("utf8").on("data", (c: string) => {
     buf += c;
@@ -126,8 +154,19 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string, t
     return at;
   };
 
+  const relative = (p: PodPhases): PodPhases => {
+    const out = { ...p };
+    for (const k of ["created", "scheduled", "sandbox", "started", "ready", "listed", "endpoints"] as const)
+      out[k] = p[k] - t0;
+    return out;
+  };
   return {
-    phases: pod.done,
+    ready: Promise.race([Promise.all(opened).then(() => {}), failure]),
+    begin: () => {
+      t0 = Date.now();
+      return t0;
+    },
+    phases: pod.done.then(relative),
     async moments(p, firstByte, body) {
       const starts = taskStarts(p.pod);
       const rel = (at: number | undefined, what: string) => {

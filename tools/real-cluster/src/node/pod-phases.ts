@@ -40,7 +40,7 @@ const cond = (p: PodLike, type: string) =>
  * Watches the pods matching `labelSelector` in `namespace`, and the EndpointSlices of `service`, from
  * the moment of the call; times each phase of the first pod that appears, by the test's own clock when
  * the API server tells of it (watch events, milliseconds apart: the objects' own timestamps are whole
- * seconds). `done` resolves when the pod is in the Service's endpoints.
+ * seconds). `done` resolves when the pod is in the Service's endpoints; `opened` once both watches are open.
  */
 export function watchPodPhases(
   cp: ControlPlane,
@@ -48,7 +48,7 @@ export function watchPodPhases(
   labelSelector: string,
   service: string,
   t0 = Date.now(),
-): { done: Promise<PodPhases>; stop(): void } {
+): { done: Promise<PodPhases>; opened: Promise<void>; stop(): void } {
   const seen: Partial<PodPhases> = {};
   const listedIps = new Set<string>();
   const readyIps = new Set<string>();
@@ -68,6 +68,14 @@ export function watchPodPhases(
     if (seen.endpoints !== undefined && seen.ready !== undefined) resolve(seen as PodPhases);
   };
   const q = encodeURIComponent;
+  let open = 0;
+  let opened!: () => void;
+  const bothOpen = new Promise<void>((r) => {
+    opened = r;
+  });
+  const onOpen = () => {
+    if (++open === 2) opened();
+  };
   const stopPods = watch<PodLike>(
     cp,
     `/api/v1/namespaces/${namespace}/pods?labelSelector=${q(labelSelector)}`,
@@ -87,6 +95,7 @@ export function watchPodPhases(
       check();
     },
     reject,
+    onOpen,
   );
   const stopSlices = watch<SliceLike>(
     cp,
@@ -100,9 +109,11 @@ export function watchPodPhases(
       check();
     },
     reject,
+    onOpen,
   );
   return {
     done,
+    opened: bothOpen,
     stop() {
       stopPods();
       stopSlices();
