@@ -71,6 +71,20 @@ describe("lendPorts (real sockets on loopback)", () => {
     );
   });
 
+  it("keeps nothing lent after a refusal: the ports it tried are all lendable again once free", async () => {
+    const { from } = podPortRange();
+    const start = from + Math.floor(Math.random() * 10_000);
+    const range = { from: start, to: start + 7 };
+    const held = (
+      await Promise.all([0, 1, 3, 4, 6].map((i) => listen(start + i).catch(() => undefined)))
+    ).filter((s): s is Server => s !== undefined);
+    await expect(lendPorts(8 - held.length + 1, { range })).rejects.toThrow(/free ports/);
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+    const all = await lendPorts(8, { range });
+    given.push(all.giveBack);
+    expect(all.ports.sort()).toEqual(Array.from({ length: 8 }, (_, i) => start + i));
+  });
+
   it("takes the ports above the ephemeral range when it starts too low to leave room below", () => {
     expect(podPortRange({ low: 32_768, high: 60_999 })).toEqual({ from: 20_480, to: 32_767 });
     expect(podPortRange({ low: 1024, high: 40_000 })).toEqual({ from: 40_001, to: 65_535 });

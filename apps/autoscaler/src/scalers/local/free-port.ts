@@ -59,10 +59,11 @@ export interface LentPorts {
 }
 
 /**
- * `count` distinct ports, free on `host` (loopback) now, from `range` (`podPortRange()`) and not lent to another pod of this
- * process until `giveBack()`. A pod's ports are told to its containers before they start, as Knative does.
- * Candidates are tried all at once from a random place in the range (so two processes seldom meet), and
- * an IP host needs no lookup: a cold start does not wait for this process's event loop to come round.
+ * `count` distinct ports, free on `host` (loopback) now, from `range` (`podPortRange()`) and not lent to
+ * another pod of this process until `giveBack()`. A pod's ports are told to its containers before they
+ * start, as Knative does. Each port of the range is tried at most once, from a random place in it (so two
+ * processes seldom meet), several at once; an IP host needs no lookup, so a cold start does not wait for
+ * this process's event loop to come round.
  */
 export async function lendPorts(
   count: number,
@@ -71,34 +72,26 @@ export async function lendPorts(
   const host = o.host ?? "127.0.0.1";
   const { from, to } = o.range ?? podPortRange();
   const size = to - from + 1;
-  let next = Math.floor(Math.random() * size);
+  const start = Math.floor(Math.random() * size);
+  let offset = 0;
   const taken: number[] = [];
-  const candidates = (n: number) => {
-    const out: number[] = [];
-    for (let tried = 0; out.length < n && tried < size; tried++, next++) {
-      const port = from + (next % size);
-      if (!lent.has(port)) {
-        lent.add(port);
-        out.push(port);
-      }
+  while (taken.length < count) {
+    const batch: number[] = [];
+    for (; batch.length < count - taken.length && offset < size; offset++) {
+      const port = from + ((start + offset) % size);
+      if (lent.has(port)) continue;
+      lent.add(port);
+      batch.push(port);
     }
-    return out;
-  };
-  try {
-    for (let tried = 0; taken.length < count; ) {
-      const batch = candidates(count - taken.length);
-      tried += batch.length;
-      if (batch.length === 0 || tried > size)
-        throw new Error(`no ${count} free ports on ${host} between ${from} and ${to}`);
-      const free = await Promise.all(batch.map((p) => canListen(p, host)));
-      batch.forEach((p, i) => {
-        if (free[i]) taken.push(p);
-        else lent.delete(p);
-      });
+    if (batch.length === 0) {
+      for (const p of taken) lent.delete(p);
+      throw new Error(`no ${count} free ports on ${host} between ${from} and ${to}`);
     }
-  } catch (e) {
-    for (const p of taken) lent.delete(p);
-    throw e;
+    const free = await Promise.all(batch.map((p) => canListen(p, host)));
+    for (const [i, p] of batch.entries()) {
+      if (free[i]) taken.push(p);
+      else lent.delete(p);
+    }
   }
   let back = false;
   return {
