@@ -33,17 +33,22 @@ export interface WatchEvent<T> {
   object: T;
 }
 
+/** A watch in progress: `opened` once its connection is up, `stop` ends it. */
+export interface Watching {
+  opened: Promise<void>;
+  stop(): void;
+}
+
 /**
  * Watches `path` (a collection URL with its query, `watch=1` added here) and calls `onEvent` for each
- * event as it arrives; returns a function that ends the watch. Lines over 1 MiB end it with an error.
+ * event as it arrives. Lines over 1 MiB end it with an error.
  */
 export function watch<T>(
   cp: Pick<ControlPlane, "server" | "token" | "caPath">,
   path: string,
   onEvent: (e: WatchEvent<T>) => void,
   onError: (e: Error) => void = () => {},
-  onOpen: () => void = () => {},
-): () => void {
+): Watching {
   const url = `${cp.server}${path}${path.includes("?") ? "&" : "?"}watch=1`;
   const req = request(
     url,
@@ -71,14 +76,19 @@ export function watch<T>(
   });
   // The API server sends the answer's head only with the first event: "open" is the connection up (its
   // TLS handshake done), or at once on a kept connection.
-  req.once("socket", (s) => {
-    if (s.connecting) s.once("secureConnect", onOpen);
-    else onOpen();
-  });
+  const opened = new Promise<void>((resolve) =>
+    req.once("socket", (s) => {
+      if (s.connecting) s.once("secureConnect", () => resolve());
+      else resolve();
+    }),
+  );
   req.end();
   let ended = false;
-  return () => {
-    ended = true;
-    req.destroy();
+  return {
+    opened,
+    stop: () => {
+      ended = true;
+      req.destroy();
+    },
   };
 }

@@ -45,38 +45,30 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string): 
   const scaledTo = (k: "scaleWritten" | "rsScaled") => (e: { object: { spec?: { replicas?: number } } }) => {
     if ((e.object.spec?.replicas ?? 0) >= 1) seen[k] ??= Date.now();
   };
-  const opened: Promise<void>[] = [];
   let failed!: (e: Error) => void;
   const failure = new Promise<never>((_, reject) => {
     failed = reject;
   });
   failure.catch(() => {});
-  const opening = () => {
-    let done!: () => void;
-    opened.push(new Promise<void>((r) => (done = r)));
-    return done;
-  };
-  const stops = [
+  const watches = [
     watch(
       cp,
       `/apis/apps/v1/namespaces/${namespace}/deployments?fieldSelector=${q(`metadata.name=${name}`)}`,
       scaledTo("scaleWritten"),
       failed,
-      opening(),
     ),
     watch(
       cp,
       `/apis/apps/v1/namespaces/${namespace}/replicasets?labelSelector=${q(`app.kubernetes.io/name=${name}`)}`,
       scaledTo("rsScaled"),
       failed,
-      opening(),
     ),
   ];
   // Epoch ms (t0 0): made relative to t0 once it is known.
   const pod = watchPodPhases(cp, namespace, `app.kubernetes.io/name=${name}`, name, 0);
-  opened.push(pod.opened);
   pod.done.catch(failed);
-  stops.push(() => pod.stop());
+  const stops = [...watches.map((w) => () => w.stop()), () => pod.stop()];
+  const opened = [...watches.map((w) => w.opened), pod.opened];
   const socket = t.cluster.node.containerd.socket;
   const lines: string[] = [];
   let ctr: ChildProcess | undefined = spawn("ctr", ["--address", socket, "events"], {

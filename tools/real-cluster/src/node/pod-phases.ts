@@ -68,15 +68,7 @@ export function watchPodPhases(
     if (seen.endpoints !== undefined && seen.ready !== undefined) resolve(seen as PodPhases);
   };
   const q = encodeURIComponent;
-  let open = 0;
-  let opened!: () => void;
-  const bothOpen = new Promise<void>((r) => {
-    opened = r;
-  });
-  const onOpen = () => {
-    if (++open === 2) opened();
-  };
-  const stopPods = watch<PodLike>(
+  const pods = watch<PodLike>(
     cp,
     `/api/v1/namespaces/${namespace}/pods?labelSelector=${q(labelSelector)}`,
     ({ type, object: p }) => {
@@ -95,9 +87,8 @@ export function watchPodPhases(
       check();
     },
     reject,
-    onOpen,
   );
-  const stopSlices = watch<SliceLike>(
+  const slices = watch<SliceLike>(
     cp,
     `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${q(`kubernetes.io/service-name=${service}`)}`,
     ({ object: s }) => {
@@ -109,14 +100,13 @@ export function watchPodPhases(
       check();
     },
     reject,
-    onOpen,
   );
   return {
     done,
-    opened: bothOpen,
+    opened: Promise.all([pods.opened, slices.opened]).then(() => {}),
     stop() {
-      stopPods();
-      stopSlices();
+      pods.stop();
+      slices.stop();
     },
   };
 }
