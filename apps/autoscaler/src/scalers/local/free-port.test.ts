@@ -11,6 +11,18 @@ function listen(port: number): Promise<Server> {
   });
 }
 
+/** `n` ports from a random place in the pod range: a range of its own for one test. */
+function someRange(n: number): { from: number; to: number } {
+  const from = podPortRange().from + Math.floor(Math.random() * 10_000);
+  return { from, to: from + n - 1 };
+}
+
+/** Listens on `range.from + i` for each `i` (one something else already uses is skipped). */
+async function hold(range: { from: number }, offsets: number[]): Promise<Server[]> {
+  const held = await Promise.all(offsets.map((i) => listen(range.from + i).catch(() => undefined)));
+  return held.filter((s): s is Server => s !== undefined);
+}
+
 const servers: Server[] = [];
 const given: (() => void)[] = [];
 afterEach(() => {
@@ -35,9 +47,8 @@ describe("lendPorts (real sockets on loopback)", () => {
   });
 
   it("lends no port twice until it is given back, though nothing binds the first pod's yet", async () => {
-    const { from } = podPortRange();
-    const start = from + Math.floor(Math.random() * 10_000);
-    const range = { from: start, to: start + 9 };
+    const range = someRange(10);
+    const start = range.from;
     const first = await lendPorts(5, { range });
     given.push(first.giveBack);
     const second = await lendPorts(5, { range });
@@ -51,12 +62,8 @@ describe("lendPorts (real sockets on loopback)", () => {
   });
 
   it("passes over ports something else listens on, and says so when the range has too few", async () => {
-    const { from } = podPortRange();
-    const start = from + Math.floor(Math.random() * 10_000);
-    const range = { from: start, to: start + 7 };
-    const held = (
-      await Promise.all([0, 2, 3, 5, 6].map((i) => listen(start + i).catch(() => undefined)))
-    ).filter((s): s is Server => s !== undefined);
+    const range = someRange(8);
+    const held = await hold(range, [0, 2, 3, 5, 6]);
     servers.push(...held);
     const heldPorts = held.map((s) => (s.address() as { port: number }).port);
     const lent = await lendPorts(3, { range });
@@ -72,17 +79,13 @@ describe("lendPorts (real sockets on loopback)", () => {
   });
 
   it("keeps nothing lent after a refusal: the ports it tried are all lendable again once free", async () => {
-    const { from } = podPortRange();
-    const start = from + Math.floor(Math.random() * 10_000);
-    const range = { from: start, to: start + 7 };
-    const held = (
-      await Promise.all([0, 1, 3, 4, 6].map((i) => listen(start + i).catch(() => undefined)))
-    ).filter((s): s is Server => s !== undefined);
+    const range = someRange(8);
+    const held = await hold(range, [0, 1, 3, 4, 6]);
     await expect(lendPorts(8 - held.length + 1, { range })).rejects.toThrow(/free ports/);
     await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
     const all = await lendPorts(8, { range });
     given.push(all.giveBack);
-    expect(all.ports.sort()).toEqual(Array.from({ length: 8 }, (_, i) => start + i));
+    expect(all.ports.sort()).toEqual(Array.from({ length: 8 }, (_, i) => range.from + i));
   });
 
   it("takes the ports above the ephemeral range when it starts too low to leave room below", () => {
