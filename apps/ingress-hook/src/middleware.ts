@@ -1,9 +1,9 @@
 import { releaseAtBodyEnd } from "@thaw/activation";
 import { Header, TRACEPARENT_HEADER, TRACESTATE_HEADER } from "@thaw/protocol";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Allow, Cold } from "./decision/decision.js";
+import type { Allow, Cold, Decision } from "./decision/decision.js";
 import { endDecisionSpan } from "./decision/decision-span.js";
-import type { IngressHook } from "./decision/hook.js";
+import type { IngressHook, Released } from "./decision/hook.js";
 import { isInternalHeader, UPSTREAM_HEADER } from "./decision/internal-headers.js";
 import { type HookRequest, normalizeHost, pathOf } from "./decision/request-view.js";
 import { type ConnectionEnded, leftWhileHeld } from "./left-while-held.js";
@@ -52,9 +52,19 @@ export function thawIngress<
     // Generic over the gateway's own bindings; only `thaw` is touched here.
     const c = ctx as unknown as Context<{ Variables: ThawIngressVariables }>;
     const raw = c.req.raw;
+    // Decided once: by `passWarm` here, or before Hono saw the request (the Workers entry's warm path).
+    let ahead = takeDecided(raw);
+    if (!ahead) {
+      const warm = passWarm(hook, raw, c.req.path, options);
+      if (warm) {
+        c.set("thaw", warm.allow);
+        return warm.release ? passHolding(warm.release, c, next) : next();
+      }
+      ahead = takeDecided(raw);
+    }
     const view = middlewareView(raw, c.req.path, options.trustForwardedHost === true);
     const span = hook.startSpan(view);
-    const first = hook.tryDecide(view, hook.clock.now());
+    const first = ahead ?? hook.tryDecide(view, hook.clock.now());
     const keepAlive = workersKeepAlive(c);
     if (first.kind !== "deny" && isPoll(view) && hook.waitingPage(first.key)) {
       const polled = await answerPoll(hook, first, keepAlive);
@@ -106,17 +116,65 @@ export function thawIngress<
       c.req.raw = new Request(raw, { headers });
     }
     const release = released.release;
-    if (!release) return next();
-    try {
-      await next();
-    } catch (err) {
-      release();
-      throw err;
-    }
-    // The pod is busy until the response's body has ended, not when its head arrives: the slot is kept
-    // that long, or a request let in at the head would find the pod still full.
-    c.res = releaseAtBodyEnd(c.res, release);
+    return release ? passHolding(release, c, next) : next();
   };
+}
+
+/** Calls the next handler while the request holds a pod slot (see {@link holdingSlot}). */
+async function passHolding(release: () => void, c: Context, next: () => Promise<void>): Promise<void> {
+  c.res = await holdingSlot(release, async () => {
+    await next();
+    return c.res;
+  });
+}
+
+/**
+ * The response of `send` with the pod slot `release` gives back kept until its body has ended: the pod is
+ * busy until then, not only until the head arrives, or a request let in at the head would find it still
+ * full. Given back at once if `send` throws.
+ */
+export async function holdingSlot(release: () => void, send: () => Promise<Response>): Promise<Response> {
+  let res: Response;
+  try {
+    res = await send();
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return releaseAtBodyEnd(res, release);
+}
+
+/** Decisions `passWarm` made but did not act on, for the middleware to take up instead of deciding again. */
+const decidedAhead = new WeakMap<Request, Decision | Cold>();
+
+function takeDecided(raw: Request): Decision | Cold | undefined {
+  const d = decidedAhead.get(raw);
+  if (d) decidedAhead.delete(raw);
+  return d;
+}
+
+/**
+ * A request {@link thawIngress} would pass on as it came, decided without waiting: warm (the cache says a
+ * pod is ready), straight to a pod with its slot free or no per-pod limit, no internal header to strip, no
+ * header to add, no trace, no waiting-page poll. Returns its release (the allow decision, and the slot to
+ * give back when the response's body has ended, if it took one); undefined when the request needs the
+ * middleware's whole path, having taken nothing. The Workers entry serves warm requests through this before
+ * Hono's routing.
+ */
+export function passWarm(
+  hook: IngressHook,
+  raw: Request,
+  path: string,
+  options: Pick<ThawIngressOptions, "trustForwardedHost" | "setUpstreamHeader">,
+): Released | undefined {
+  if (hook.traced || options.setUpstreamHeader === true || hasInternalHeader(raw.headers)) return undefined;
+  const view = middlewareView(raw, path, options.trustForwardedHost === true);
+  const d = hook.tryDecide(view, hook.clock.now());
+  const plain = d.kind === "allow" && d.via === "pod" && !(isPoll(view) && hook.waitingPage(d.key));
+  const released = plain ? hook.tryRelease(d) : undefined;
+  // Deciding has effects (counters, wake hints, the pod picker's turn): the middleware takes this one up.
+  if (!released) decidedAhead.set(raw, d);
+  return released;
 }
 
 /** `ctx.waitUntil` on Workers (see KeepAlive); undefined on Node, where nothing ends with the request. */

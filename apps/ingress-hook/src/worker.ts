@@ -7,14 +7,16 @@
 import { systemClock } from "@thaw/clock";
 import { apiErrorResponse, dropConnectionNamed, ErrorCode, tokenMatches } from "@thaw/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
+import { getPath } from "hono/utils/url";
 import { parseServiceRoutes } from "./config.js";
 import { httpActivatorClient } from "./decision/activator-client.js";
+import type { Allow } from "./decision/decision.js";
 import { activatorStatsSink } from "./decision/held-stats-sink.js";
 import { IngressHook } from "./decision/hook.js";
 import { ROUTE_TOKEN_HEADER } from "./decision/internal-headers.js";
 import { envoyDecoratorResolver, hostTableResolver, routeHeadersResolver } from "./decision/resolvers.js";
 import { type LoadReport, LoadReporter } from "./load-reporter.js";
-import { type ThawIngressVariables, thawIngress } from "./middleware.js";
+import { holdingSlot, passWarm, type ThawIngressVariables, thawIngress } from "./middleware.js";
 import { parseWarmRules } from "./warm-rules.js";
 import { readEdgeVars } from "./worker-vars.js";
 
@@ -45,6 +47,7 @@ const UNREACHABLE_RETRY_AFTER_S = 1;
 
 type WorkerHonoEnv = { Bindings: Env; Variables: ThawIngressVariables };
 type Gate = {
+  env: Env;
   hook: IngressHook;
   mw: MiddlewareHandler<WorkerHonoEnv>;
   origin: URL;
@@ -105,6 +108,7 @@ export function gateFor(env: Env): Gate | Error {
         ...(warm?.ok ? { warm: warm.value } : {}),
       });
       gate = {
+        env,
         hook,
         mw: thawIngress<WorkerHonoEnv>({ hook, holdTickMs: HOLD_TICK_MS }),
         origin: vars.value.origin,
@@ -120,8 +124,11 @@ export function gateFor(env: Env): Gate | Error {
 
 const app = new Hono<WorkerHonoEnv>();
 
+/** The gateway's own status route: answered by the Hono app, never passed on. */
+const EDGE_STATUS_PATH = "/_thaw/edge";
+
 // The gateway's own counters (hook decisions, activator calls), for operators and the end-to-end test.
-app.get("/_thaw/edge", async (c) => {
+app.get(EDGE_STATUS_PATH, async (c) => {
   const gate = gateFor(c.env);
   if (gate instanceof Error) return c.text(`gateway misconfigured:\n${gate.message}\n`, 500);
   const token = c.env.ACTIVATOR_TOKEN ?? "";
@@ -152,9 +159,17 @@ app.use("*", async (c, next) => {
   return denied;
 });
 
-app.all("*", async (c) => {
-  const gate = gateFor(c.env) as Gate;
-  const req = c.req.raw;
+app.all("*", (c) =>
+  forward(gateFor(c.env) as Gate, c.req.raw, c.var.thaw, (p) => c.executionCtx.waitUntil(p)),
+);
+
+/** An allowed request to the origin, its load counted and reported. */
+async function forward(
+  gate: Gate,
+  req: Request,
+  allow: Allow,
+  waitUntil: (p: Promise<void>) => void,
+): Promise<Response> {
   const u = new URL(req.url);
   // The client's Connection-named fields go before ours are set, so it cannot name ours away.
   const headers = dropConnectionNamed(new Headers(req.headers));
@@ -162,7 +177,7 @@ app.all("*", async (c) => {
   headers.set("x-forwarded-proto", u.protocol.replace(":", ""));
   if (gate.originToken) headers.set(ROUTE_TOKEN_HEADER, gate.originToken);
   const target = new URL(u.pathname + u.search, gate.origin);
-  const rev = c.var.thaw.revision;
+  const rev = allow.revision;
   gate.load.requestIn(rev, Date.now());
   try {
     return await fetch(
@@ -177,19 +192,20 @@ app.all("*", async (c) => {
   } catch (err) {
     // The origin went away while the cache still called it warm: forget that, and send the client back
     // soon; the next request activates again.
-    gate.hook.cache.invalidate(c.var.thaw.key);
+    gate.hook.cache.invalidate(allow.key);
     return unreachable(gate.origin, err);
   } finally {
     // Counted to the response's start: the decider needs the load's shape, not each stream's tail.
     const now = Date.now();
     gate.load.requestOut(rev, now);
     const due = gate.load.take(now);
-    if (due.length > 0) c.executionCtx.waitUntil(reportLoad(c.env, gate.load, due));
+    if (due.length > 0) waitUntil(reportLoad(gate, due));
   }
-});
+}
 
 /** Sends the isolate's load to the activator Worker for its edge decider; a 404 means it wants none. */
-async function reportLoad(env: Env, load: LoadReporter, loads: LoadReport[]): Promise<void> {
+async function reportLoad(gate: Gate, loads: LoadReport[]): Promise<void> {
+  const { env, load } = gate;
   const headers = new Headers({ "content-type": "application/json" });
   if (env.ACTIVATOR_TOKEN) headers.set("authorization", `Bearer ${env.ACTIVATOR_TOKEN}`);
   try {
@@ -218,4 +234,20 @@ function unreachable(origin: URL, err: unknown): Response {
   );
 }
 
-export default app;
+/**
+ * Warm requests that need nothing but passing on (`passWarm`) go to the origin without Hono's routing and
+ * middleware; everything else (cold, denied, held for a slot, a waiting-page poll, traced, the status route)
+ * through the app, which takes up the decision already made.
+ */
+export default {
+  async fetch(req: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const gate = gateFor(env);
+    if (gate instanceof Error) return app.fetch(req, env, ctx);
+    const path = getPath(req);
+    const warm = path === EDGE_STATUS_PATH ? undefined : passWarm(gate.hook, req, path, {});
+    if (!warm) return app.fetch(req, env, ctx);
+    gate.received++;
+    const send = () => forward(gate, req, warm.allow, (p) => ctx.waitUntil(p));
+    return warm.release ? holdingSlot(warm.release, send) : send();
+  },
+} satisfies ExportedHandler<Env>;

@@ -238,6 +238,11 @@ export class IngressHook {
     return { trust: r.trust, find };
   }
 
+  /** Whether decisions are traced (`startSpan` starts spans). */
+  get traced(): boolean {
+    return this.#o.tracer !== undefined;
+  }
+
   /**
    * The decision's span, a child of the request's W3C trace context (the client's, which forward-auth
    * proxies pass on the subrequest); undefined when tracing is off. End it with {@link endDecisionSpan}.
