@@ -26,13 +26,6 @@ export default defineConfig({
             // Ready 500 ms after its activation: its held burst is reported while it waits.
             { name: "slow", namespace: "default", hosts: ["slow.localhost"] },
             // A browser's GET for it gets the waiting page after 200 ms (before its 1 s timeout).
-            // Two requests at a time on its one pod: the rest wait for a slot.
-            {
-              name: "hello-slots",
-              namespace: "default",
-              hosts: ["slots.localhost"],
-              containerConcurrency: 2,
-            },
             {
               name: "stuck",
               namespace: "default",
