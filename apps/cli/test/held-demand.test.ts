@@ -1,4 +1,4 @@
-import { coldBurst, figuresLine, percentile, scaleReached } from "@thaw/bench-kit/cold-burst";
+import { coldBurst, figuresLine, percentile, scaleReached, withinOneTick } from "@thaw/bench-kit/cold-burst";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appService, helloApp } from "./support/stack-harness.js";
 import { startUp, type UpRun } from "./support/up-process.js";
@@ -49,9 +49,9 @@ describe("thaw up: requests held at zero count as load (issue 28.1)", () => {
     // Knative's arithmetic, within one decider tick of the poke's step to 1 (the burst's first stat), while
     // the held requests wait for the first pod; never what counting twice would ask for (AT_MOST).
     const reached = scaleReached(r, KNATIVE);
-    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
-    // machine the tick itself runs late.
-    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBeLessThanOrEqual(1);
+    // One decider tick: in one step (1, then 8) however late a loaded machine ran it, or within the tick's
+    // 2 s when the held count came in two reports (each steps the decider at once while no pod is ready).
+    expect(withinOneTick(reached), JSON.stringify(reached)).toBe(true);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     // One pod at CC 2 serves 10 in 5 rounds of WORK_MS after its start; spread over pods, the middle request

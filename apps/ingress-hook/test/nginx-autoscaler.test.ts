@@ -6,7 +6,7 @@ import {
   policyFor,
   startAutoscalerServer,
 } from "@thaw/autoscaler-service";
-import { coldBurst, figuresLine, scaleReached } from "@thaw/bench-kit/cold-burst";
+import { coldBurst, figuresLine, scaleReached, withinOneTick } from "@thaw/bench-kit/cold-burst";
 import { systemClock } from "@thaw/clock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActivatorChain, startActivatorChain } from "./support/activator-chain.js";
@@ -120,9 +120,9 @@ describe("nginx + hook + activator: requests held at zero count as load once (is
     // share subtracted. Twice would ask for up to ceil(20 / 1.4) = 15; the activator's poke alone, for 1
     // until the first pod is scraped. Knative's 8 comes within one decider tick of the poke's step to 1.
     const reached = scaleReached(r, KNATIVE);
-    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
-    // machine the tick itself runs late.
-    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBeLessThanOrEqual(1);
+    // One decider tick: in one step (1, then 8) however late a loaded machine ran it, or within the tick's
+    // 2 s when the held count came in two reports (each steps the decider at once while no pod is ready).
+    expect(withinOneTick(reached), JSON.stringify(reached)).toBe(true);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
   }, 90_000);

@@ -38,5 +38,10 @@ export interface ScaleReached {
 }
 /** When the scale first reached `atLeast` pods, and how long after its first step up. */
 export function scaleReached(r: ColdBurstResult, atLeast: number): ScaleReached;
+/**
+ * Reached within one decider tick of the first step up: in one step (however late the tick ran), or within
+ * `tickMs` (default 2000) of the first step whatever the steps (each held report at zero steps at once).
+ */
+export function withinOneTick(reached: ScaleReached, tickMs?: number): boolean;
 /** The burst's figures as one `THAW-FIGURES` line for the closing note. */
 export function figuresLine(label: string, r: ColdBurstResult): string;

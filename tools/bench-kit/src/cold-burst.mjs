@@ -107,6 +107,19 @@ export function scaleReached(r, atLeast) {
 }
 
 /**
+ * Whether the scale reached its count within one decider tick of its first step up. Either in one step,
+ * however late a loaded machine ran that tick; or within `tickMs` of the first step, however many steps it
+ * took: while no pod is ready, each stat that brings held requests runs the decider at once, so a burst whose
+ * held count reaches the autoscaler in two reports steps twice inside the same tick ([1, 4, 8]).
+ * @param {import("./cold-burst.js").ScaleReached} reached
+ * @param {number} [tickMs] the decider's tick (the autoscaler's 2 s)
+ */
+export function withinOneTick(reached, tickMs = 2000) {
+  if (reached.stepsAfterFirst === undefined) return false;
+  return reached.stepsAfterFirst <= 1 || (reached.afterFirstMs ?? Number.POSITIVE_INFINITY) <= tickMs;
+}
+
+/**
  * The burst's figures as one `THAW-FIGURES` line for the closing note.
  * @param {string} label
  * @param {import("./cold-burst.js").ColdBurstResult} r

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { coldBurst, figuresLine, percentile, scaleReached } from "@thaw/bench-kit/cold-burst";
+import { coldBurst, figuresLine, percentile, scaleReached, withinOneTick } from "@thaw/bench-kit/cold-burst";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Proc, start } from "./proc.js";
 import { ROOT, startWranglerDev, type WranglerDev } from "./wrangler-dev.js";
@@ -84,9 +84,9 @@ describe("wrangler dev in front of thaw up: a burst held at the edge is demand a
     // Counted once: the gateway until it lets a request go, the origin from its arrival. Knative's 8 comes
     // within one decider tick of the poke's step to 1, while the first pod starts.
     const reached = scaleReached(r, KNATIVE);
-    // One decider tick, counted in the steps the desired count took (1, then 8), not in ms: on a loaded
-    // machine the tick itself runs late.
-    expect(reached.stepsAfterFirst, JSON.stringify(reached)).toBeLessThanOrEqual(1);
+    // One decider tick: in one step (1, then 8) however late a loaded machine ran it, or within the tick's
+    // 2 s when the held count came in two reports (each steps the decider at once while no pod is ready).
+    expect(withinOneTick(reached), JSON.stringify(reached)).toBe(true);
     expect(reached.readyThen).toBe(0);
     expect(r.maxDesired).toBeLessThanOrEqual(AT_MOST);
     expect(percentile(r.latenciesMs, 50)).toBeLessThan(START_MS + 3 * WORK_MS);
