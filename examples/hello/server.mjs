@@ -45,6 +45,23 @@ const server = createServer((req, res) => {
 
 server.on("upgrade", (req, socket) => acceptWebsocket(req, socket, pod));
 
+// The first request costs this process more than any later one (Node compiles its HTTP server path then):
+// one line says when its connection came and when its answer went, by this process's clock, so a
+// benchmark can tell that part of the app's start-up from the time a proxy took to send it
+// (tools/real-cluster's cold-start split).
+const acceptedAt = new WeakMap();
+const noteAccept = (socket) => acceptedAt.set(socket, Date.now() - startedAt);
+server.on("connection", noteAccept);
+server.prependOnceListener("request", (req, res) => {
+  server.off("connection", noteAccept);
+  const accepted = acceptedAt.get(req.socket);
+  res.once("finish", () =>
+    console.log(
+      `hello: first request answered after ${Date.now() - startedAt} ms (its connection accepted after ${accepted} ms)`,
+    ),
+  );
+});
+
 // Streams in flight (an SSE response, a websocket) keep the server open until they end.
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
 process.on("SIGINT", () => server.close(() => process.exit(0)));

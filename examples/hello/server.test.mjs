@@ -126,3 +126,39 @@ test("a websocket echoes each message and answers the close", async () => {
     child.kill("SIGKILL");
   }
 });
+
+test("logs its first request once: when its connection came and when its answer went", async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [new URL("./server.mjs", import.meta.url).pathname], {
+    env: { ...process.env, PORT: String(port), STARTUP_DELAY_MS: "0", SERVING_POD: "pod-f" },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const line = (re) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const m = out.match(re);
+        if (m) return resolve(m);
+        if (child.exitCode !== null) return reject(new Error(`the app exited: ${out}`));
+        child.stdout.once("data", check);
+      };
+      check();
+    });
+  try {
+    const listening = await line(/listening on \S+ after (\d+) ms/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toMatch(/^hello from pod-f /);
+    const first = await line(
+      /first request answered after (\d+) ms \(its connection accepted after (\d+) ms\)/,
+    );
+    const [after, answered, accepted] = [listening[1], first[1], first[2]].map(Number);
+    expect(accepted).toBeGreaterThanOrEqual(after);
+    expect(answered).toBeGreaterThanOrEqual(accepted);
+    // The later requests add no line.
+    await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    expect(out.match(/first request answered/g)).toHaveLength(1);
+  } finally {
+    child.kill("SIGTERM");
+  }
+});

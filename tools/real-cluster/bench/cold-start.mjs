@@ -6,8 +6,9 @@
 // containerd's task starts, the containers' "listening" log lines by the CRI log's timestamps, the
 // autoscaler's scale record and the app's own times (its answer's uptime), all on this host's clock.
 // The critical path is split into parts that add up to the first byte (src/node/cold-start-split.ts).
-// Thaw's own share is every part but two: the kubelet's (scheduled -> the app's container started) and the
-// app's own start-up (its container started -> it listens, STARTUP_DELAY_MS 800 included). The app answers
+// Thaw's own share is every part but those of the kubelet (scheduled -> the app's container started) and of
+// the app's own start-up (its container started -> it listens, STARTUP_DELAY_MS 800 included, and the time
+// it takes over its first request, the queue-proxy's readiness probe, by its own clock). The app answers
 // at once here (WORK_MS 0): the example's 300 ms of work per request would otherwise sit in the first byte.
 // Goal: under 100 ms at p50. The pod's Ready condition and its ready EndpointSlice entry are printed beside
 // the path: the activator probes the queue-proxy itself as soon as the pod is listed.
@@ -156,6 +157,8 @@ for (const k of [
   "listed",
   "queueProxyListening",
   "appListening",
+  "listenToFirstMs",
+  "firstAnswerMs",
   "listenToAnswerMs",
   "ready",
   "endpoints",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type ColdStartMoments,
   findLogLine,
+  helloFirst,
   helloMs,
   parseCtrEvent,
   parseServerTiming,
@@ -21,6 +22,8 @@ const moments: ColdStartMoments = {
   queueProxyListening: 900,
   appListening: 1400,
   listenToAnswerMs: 30,
+  listenToFirstMs: 2,
+  firstAnswerMs: 11,
   listed: 320,
   ready: 9000,
   endpoints: 9010,
@@ -38,10 +41,12 @@ describe("the cold-start split", () => {
       toScheduled: 20,
       kubelet: 420,
       app: 900,
-      toApp: 30,
+      toProbe: 2,
+      appFirst: 11,
+      toApp: 17,
       back: 20, // answered at 1430
     });
-    expect(thawShare(parts)).toBe(1450 - 420 - 900);
+    expect(thawShare(parts)).toBe(1450 - 420 - 900 - 11);
   });
 
   it("reads containerd's event lines, the CRI log's timestamps, the app's own times and Server-Timing", () => {
@@ -70,6 +75,10 @@ describe("the cold-start split", () => {
     expect(helloMs("hello: hello-x listening on 127.0.0.1:8080 after 801 ms", "after")).toBe(801);
     expect(helloMs("hello from hello-x (up 834 ms)\n", "up")).toBe(834);
     expect(helloMs("hello from hello-x", "up")).toBeUndefined();
+    expect(
+      helloFirst("hello: first request answered after 815 ms (its connection accepted after 803 ms)"),
+    ).toEqual({ answeredMs: 815, acceptedMs: 803 });
+    expect(helloFirst("hello: hello-x listening on 127.0.0.1:8080 after 801 ms")).toBeUndefined();
 
     expect(parseServerTiming("queued;dur=1400, scale;dur=300, ready;dur=1100,upstream;dur=3.5")).toEqual({
       queued: 1400,

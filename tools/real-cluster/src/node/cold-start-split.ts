@@ -26,6 +26,13 @@ export interface ColdStartMoments {
    * less its listening line's "after N ms"): exact, where the CRI log's timestamps lag the line a little.
    */
   listenToAnswerMs: number;
+  /**
+   * The app's first request (the queue-proxy's readiness probe), by the app's own clock: from its listening
+   * line to that request's connection (the queue-proxy's poll: Thaw's), and from there to its answer (the
+   * app's own first-request cost: its start-up's).
+   */
+  listenToFirstMs: number;
+  firstAnswerMs: number;
   /** The pod's IP in the Service's EndpointSlice, ready or not (when the activator can first probe it). */
   listed: number;
   /** The pod's Ready condition and the EndpointSlice listing it ready (off the path: shown beside). */
@@ -46,7 +53,9 @@ export interface ColdStartPart {
  * The critical path from the request to its first byte, in parts that add up to the first byte: the
  * kubelet's part (scheduled -> the app's container started) and the app's own start-up (its container
  * started -> it listens) are not Thaw's; everything else is (the scheduler included, as the goal counts
- * it). The app answers at once (WORK_MS 0), so its answer is when the request reached it.
+ * it). The app's start-up ends with its first answer: the time it took over its first request (Node compiles
+ * its HTTP server path then, 6-19 ms here) is the app's, whoever sent that request. The app answers at once
+ * (WORK_MS 0), so its answer to the cold request is when that request reached it.
  */
 export function splitColdStart(m: ColdStartMoments): ColdStartPart[] {
   const answered = m.appListening + m.listenToAnswerMs;
@@ -58,7 +67,13 @@ export function splitColdStart(m: ColdStartMoments): ColdStartPart[] {
     part("toScheduled", "created -> scheduled (kube-scheduler)", m.scheduled - m.created),
     part("kubelet", "scheduled -> app container started (kubelet)", m.appStarted - m.scheduled, false),
     part("app", "app container started -> app listening (app)", m.appListening - m.appStarted, false),
-    part("toApp", "app listening -> request at the app (probes, hops)", m.listenToAnswerMs),
+    part("toProbe", "app listening -> its first request (queue-proxy's poll)", m.listenToFirstMs),
+    part("appFirst", "the app's first answer (its own first-request cost)", m.firstAnswerMs, false),
+    part(
+      "toApp",
+      "app's first answer -> request at the app (probes, hops)",
+      m.listenToAnswerMs - m.listenToFirstMs - m.firstAnswerMs,
+    ),
     part("back", "app's answer -> first byte (the way back)", m.firstByte - answered),
   ];
 }
@@ -101,6 +116,12 @@ export function findLogLine(log: string, re: RegExp): { at: number; text: string
 export function helloMs(text: string, what: "after" | "up"): number | undefined {
   const m = text.match(what === "after" ? /listening on \S+ after (\d+) ms/ : /\(up (\d+) ms\)/);
   return m ? Number(m[1]) : undefined;
+}
+
+/** The hello app's first-request line: ms after its start when that request's connection came and its answer went. */
+export function helloFirst(text: string): { acceptedMs: number; answeredMs: number } | undefined {
+  const m = text.match(/first request answered after (\d+) ms \(its connection accepted after (\d+) ms\)/);
+  return m ? { answeredMs: Number(m[1]), acceptedMs: Number(m[2]) } : undefined;
 }
 
 /** A `Server-Timing` header's durations by name (`queued;dur=12, upstream;dur=3`). */

@@ -1,6 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "./api.js";
-import { type ColdStartMoments, findLogLine, helloMs, parseCtrEvent } from "./cold-start-split.js";
+import {
+  type ColdStartMoments,
+  findLogLine,
+  helloFirst,
+  helloMs,
+  parseCtrEvent,
+} from "./cold-start-split.js";
 import { run } from "./netns.js";
 import { type PodPhases, watchPodPhases } from "./pod-phases.js";
 import type { ThawOnNode } from "./thaw-on-node.js";
@@ -170,6 +176,9 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string): 
       const up = helloMs(body, "up");
       if (after === undefined || up === undefined)
         throw new Error(`no app times in ${JSON.stringify(listening.text)} and ${JSON.stringify(body)}`);
+      const firstLine = await logLine(p.pod, "user-container", /first request answered/);
+      const first = helloFirst(firstLine.text);
+      if (first === undefined) throw new Error(`no app times in ${JSON.stringify(firstLine.text)}`);
       const qp = await logLine(p.pod, "queue-proxy", /thaw-queue-proxy listening/);
       return {
         ...p,
@@ -182,6 +191,8 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string): 
         appListening: rel(listening.at, "app listening"),
         queueProxyListening: rel(qp.at, "queue-proxy listening"),
         listenToAnswerMs: up - after,
+        listenToFirstMs: first.acceptedMs - after,
+        firstAnswerMs: first.answeredMs - first.acceptedMs,
         firstByte,
       };
     },

@@ -3,6 +3,7 @@ export {
   type ColdStartMoments,
   type ColdStartPart,
   findLogLine,
+  helloFirst,
   helloMs,
   parseCtrEvent,
   parseServerTiming,
