@@ -11,6 +11,9 @@ import { run } from "./netns.js";
 import { type PodPhases, watchPodPhases } from "./pod-phases.js";
 import type { ThawOnNode } from "./thaw-on-node.js";
 
+/** A log line found: when (epoch ms) and its text. */
+type LogLine = NonNullable<ReturnType<typeof findLogLine>>;
+
 /** A cold start of one app being traced: its pod's phases as they come, every moment once it is over. */
 export interface ColdStartTrace {
   /**
@@ -116,13 +119,22 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string): 
     return out;
   };
 
-  /** The first log line of `container` in `podName` matching `re`; throws when there is none. */
-  const logLine = async (podName: string, container: string, re: RegExp) => {
+  /**
+   * For each of `res`, the first log line of `container` in `podName` matching it, from one read of the
+   * log; throws when one has none.
+   */
+  const logLines = async <R extends readonly RegExp[]>(
+    podName: string,
+    container: string,
+    ...res: R
+  ): Promise<{ [K in keyof R]: LogLine }> => {
     const log = await t.kubectl(["-n", namespace, "logs", "--timestamps", podName, "-c", container]);
-    const hit = findLogLine(log, re);
-    if (!hit)
-      throw new Error(`no line matching ${re} in ${podName}/${container}'s log: ${log.slice(0, 300)}`);
-    return hit;
+    return res.map((re) => {
+      const hit = findLogLine(log, re);
+      if (!hit)
+        throw new Error(`no line matching ${re} in ${podName}/${container}'s log: ${log.slice(0, 300)}`);
+      return hit;
+    }) as { [K in keyof R]: LogLine };
   };
 
   /** The leader autoscaler's scale record from 0 for this app, at or after t0 (its `t`, epoch ms). */
@@ -171,15 +183,19 @@ export function traceColdStart(t: ThawOnNode, namespace: string, name: string): 
         if (at === undefined) throw new Error(`no ${what} seen for ${p.pod}`);
         return at - t0;
       };
-      const listening = await logLine(p.pod, "user-container", /listening on/);
+      const [listening, firstLine] = await logLines(
+        p.pod,
+        "user-container",
+        /listening on/,
+        /first request answered/,
+      );
       const after = helloMs(listening.text, "after");
       const up = helloMs(body, "up");
       if (after === undefined || up === undefined)
         throw new Error(`no app times in ${JSON.stringify(listening.text)} and ${JSON.stringify(body)}`);
-      const firstLine = await logLine(p.pod, "user-container", /first request answered/);
       const first = helloFirst(firstLine.text);
       if (first === undefined) throw new Error(`no app times in ${JSON.stringify(firstLine.text)}`);
-      const qp = await logLine(p.pod, "queue-proxy", /thaw-queue-proxy listening/);
+      const [qp] = await logLines(p.pod, "queue-proxy", /thaw-queue-proxy listening/);
       return {
         ...p,
         decided: rel(await decidedAt(), "scale decision"),
