@@ -96,7 +96,8 @@ async function main(): Promise<void> {
   // A pod's queue-proxy listens well before its app (0.5 s on a real node, where the kubelet starts the
   // containers together): that wait runs the request path once, as a spare does before its pod, so the
   // cold request that woke the pod does not wait for V8 to compile the forward and the answer (this
-  // process's part of that request took 7-20 ms on a real node before, 2-5 ms after: README, "One file").
+  // process's part of that request took 7-20 ms on a real node before, 2-5 ms after, 11 once: README,
+  // "One file").
   if (!warm) void warmRequestPath();
   let stopping = false;
   process.on("SIGTERM", () => {

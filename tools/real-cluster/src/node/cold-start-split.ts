@@ -52,10 +52,10 @@ export interface ColdStartPart {
 /**
  * The critical path from the request to its first byte, in parts that add up to the first byte: the
  * kubelet's part (scheduled -> the app's container started) and the app's own start-up (its container
- * started -> it listens) are not Thaw's; everything else is (the scheduler included, as the goal counts
- * it). The app's start-up ends with its first answer: the time it took over its first request (Node compiles
- * its HTTP server path then, 6-19 ms here) is the app's, whoever sent that request. The app answers at once
- * (WORK_MS 0), so its answer to the cold request is when that request reached it.
+ * started -> it listens, and the time it took over its first request: Node compiles its HTTP server path
+ * then, 2-7 ms on the real node) are not Thaw's, whoever sent that first request; everything else is (the
+ * scheduler included, as the goal counts it). The app answers at once (WORK_MS 0), so its answer to the
+ * cold request is when that request reached it.
  */
 export function splitColdStart(m: ColdStartMoments): ColdStartPart[] {
   const answered = m.appListening + m.listenToAnswerMs;
