@@ -36,6 +36,20 @@ async function containers(engine: PodmanEngine): Promise<Map<string, string>> {
   );
 }
 
+/**
+ * Waits until web1 and its copies are back at zero: web1 stopped, every copy (web1-2, web1-3) removed.
+ * Each copy is stopped, then removed: the wait is for the removal, not the stop.
+ */
+async function untilBackToZero(engine: PodmanEngine): Promise<void> {
+  await until(
+    async () =>
+      (await state(engine, "web1")) !== "running" &&
+      [...(await containers(engine)).keys()].every((n) => !/^web1-\d$/.test(n) || n === "web1-9"),
+    60_000,
+    "back to zero: web1 stopped, its copies removed",
+  );
+}
+
 /** The cold-start records `thaw up` has finished, oldest first. */
 function coldStarts(stack: Stack): ColdStartRecord[] {
   return stack.feed.replay().flatMap((e) => (e.type === "coldstart" ? [e.data] : []));
@@ -154,11 +168,7 @@ describe("thaw up with a container: backend (real podman API service)", () => {
       expect(r.statuses.filter((st) => st !== 200)).toEqual([]);
       expect(r.maxDesired).toBe(3);
       expect(r.timeline.some(([, , ready]) => ready === 3)).toBe(true);
-      await until(
-        async () => (await state(engine, "web1")) !== "running" && !(await containers(engine)).has("web1-2"),
-        60_000,
-        "back to zero, copies removed",
-      );
+      await untilBackToZero(engine);
       const after = await containers(engine);
       expect([...after.keys()].sort()).toEqual(["other", "web1", "web1-9"]);
       expect(after.get("web1-9")).toBe(before.get("web1-9"));
@@ -202,7 +212,7 @@ describe("thaw up with a container: backend (real podman API service)", () => {
       );
       expect((await request(stack.url, { headers: { host: "web.localhost" } })).status).toBe(200);
       expect(await started()).toEqual(before);
-      await until(async () => (await running()).length === 1, 60_000, "idle: back to zero");
+      await untilBackToZero(engine);
       expect([...(await containers(engine)).keys()].sort()).toEqual(["other", "web1", "web1-9"]);
       // Idle from the start, yet kept for a stable window (6 s) first: the adopted count was the start.
       const scales = stack.feed.replay().flatMap((e) => (e.type === "scale" ? [e.data] : []));

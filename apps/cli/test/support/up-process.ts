@@ -37,6 +37,22 @@ export async function until(
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
+/**
+ * Waits until no process carries `marker` and each of `pids` is gone or a zombie. Both: a process in the
+ * middle of exiting has already lost its environment (so `markedPids` no longer lists it) but still runs
+ * (state R or D) while the kernel closes its sockets and files, which takes a while on a loaded machine.
+ */
+export async function untilEnded(marker: string, pids: number[], ms: number, what: string): Promise<number> {
+  const running = () =>
+    [...new Set([...markedPids(marker), ...pids])].filter((pid) => !["gone", "Z"].includes(stateOf(pid)));
+  try {
+    return await until(() => running().length === 0, ms, what);
+  } catch (err) {
+    const left = running().map((pid) => `${pid} (${stateOf(pid)}) ${cmdline(pid).replaceAll("\0", " ")}`);
+    throw new Error(`${(err as Error).message}; still running: ${left.join("; ")}`);
+  }
+}
+
 /** Waits until the first revision `thaw up` at `url` lists has `count` ready pods (its status API says so). */
 export async function untilReadyPods(url: string, count: number, ms: number): Promise<number> {
   return until(
