@@ -46,6 +46,11 @@ export interface ThawOnNode {
   pods(ns: string, name: string): Promise<PodView[]>;
   /** Every live activator pod's `thaw_activator_requests_total` for apps/hello, summed. */
   activatorRequests(): Promise<number>;
+  /**
+   * For a failed assertion's message: Thaw's pods (restarts, readiness) and the last log lines of the hook,
+   * activator and autoscaler, previous containers included. Never throws: what cannot be read says why.
+   */
+  diagnostics(): Promise<string>;
   /** Stops nginx, then the cluster (every process by PID). Idempotent. */
   stop(): Promise<void>;
 }
@@ -173,6 +178,21 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
           sum += Number(m?.[1] ?? 0);
         }
         return sum;
+      },
+      diagnostics: async () => {
+        const run = async (args: string[]) => {
+          const r = await kubectl(cp.kubeconfigPath, args, { timeoutMs: 20_000 });
+          return r.code === 0 ? r.stdout.trimEnd() : `(kubectl ${args.join(" ")}: ${r.stderr.trim()})`;
+        };
+        const parts = [`$ kubectl get pods -A\n${await run(["get", "pods", "-A", "-o", "wide"])}`];
+        for (const d of ["thaw-ingress-hook", "thaw-activator", "thaw-autoscaler"]) {
+          for (const previous of [false, true]) {
+            const args = ["-n", "thaw-system", "logs", `deploy/${d}`, "--all-containers", "--tail=25"];
+            if (previous) args.push("--previous");
+            parts.push(`$ kubectl ${args.join(" ")}\n${await run(args)}`);
+          }
+        }
+        return parts.join("\n");
       },
       stop,
     };

@@ -52,7 +52,8 @@ describe("a broken app on a real node: the crash the kubelet reports is the clie
     const viaIngress = await getWith(`${t.nginx.url}/`, { host: CRASHY_HOST });
     expect(viaIngress.status, viaIngress.body).toBe(503);
     const err = (JSON.parse(viaIngress.body) as { error: { code: string; message: string } }).error;
-    expect(err.code).toBe("ERR_REVISION_FAILED");
+    const why = err.code === "ERR_REVISION_FAILED" ? "" : `\n${await t.diagnostics()}`;
+    expect(err.code, `${viaIngress.body}${why}`).toBe("ERR_REVISION_FAILED");
     expect(err.message).toMatch(/exited with code 3/);
     printFigures("real-node/broken-app", { answeredMs, timeoutMs: 600_000, answer: direct.body.trim() });
     // The kubelet goes on restarting it (a crash loop, backing off): the answer did not wait for that.
