@@ -47,8 +47,8 @@ export interface ThawOnNode {
   /** Every live activator pod's `thaw_activator_requests_total` for apps/hello, summed. */
   activatorRequests(): Promise<number>;
   /**
-   * For a failed assertion's message: Thaw's pods (restarts, readiness) and the last log lines of the hook,
-   * activator and autoscaler, previous containers included. Never throws: what cannot be read says why.
+   * For a failed assertion's message: Thaw's pods (restarts, readiness), the last log lines of the hook,
+   * activator and autoscaler (previous containers included) and nginx's error log. Never throws: what cannot be read says why.
    */
   diagnostics(): Promise<string>;
   /** Stops nginx, then the cluster (every process by PID). Idempotent. */
@@ -192,6 +192,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
             parts.push(`$ kubectl ${args.join(" ")}\n${await run(args)}`);
           }
         }
+        parts.push(`$ tail ingress-nginx.log (its error log)\n${(nginx as IngressNginx).component.tail(30)}`);
         return parts.join("\n");
       },
       stop,

@@ -408,8 +408,10 @@ describe("nginx → hook → activator when cold → the pod's queue-proxy, on a
     }
     await held;
     console.log(`activator gap: ${JSON.stringify(replacement)} ${sent.join(" ")} ${gap.refused.join(" | ")}`);
-    expect(r.lost).toEqual([]);
-    expect(gap.lost).toEqual([]);
+    // A loss names its hop: nginx's error log says whether the activator or the pod cut it.
+    const why = r.lost.length + gap.lost.length > 0 ? `\n${await t().diagnostics()}` : "";
+    expect(r.lost, why).toEqual([]);
+    expect(gap.lost, why).toEqual([]);
     // hello's pod is up: the hook serves it from the pods it last saw ready, with the activator gone and
     // its warm entry long stale (before: 503 ERR_UPSTREAM from 2 s after the hook's watch dropped).
     expect(gap.byStatus).toEqual({ 200: sent.length });
