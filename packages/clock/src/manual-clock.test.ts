@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sleepWith, type TimerHandle } from "./clock.js";
 import { ManualClock } from "./manual-clock.js";
 import { systemClock } from "./system-clock.js";
 
@@ -72,11 +73,56 @@ describe("ManualClock", () => {
   });
 });
 
+describe("sleepWith", () => {
+  it("waits out the rest when the clock's timer fires before `ms` have passed by its now()", async () => {
+    const m = new ManualClock(0);
+    let first = true;
+    // A runtime whose loop time lags: its first timer fires 3 ms early by now().
+    const early = {
+      now: () => m.now(),
+      setTimeout: (fn: () => void, ms: number) => {
+        const h = m.setTimeout(fn, first ? ms - 3 : ms);
+        first = false;
+        return h;
+      },
+      clearTimeout: (h: TimerHandle) => m.clearTimeout(h),
+    };
+    let done = false;
+    const p = sleepWith(early, 10).then(() => {
+      done = true;
+    });
+    await m.advance(7);
+    expect(done).toBe(false);
+    await m.advance(3);
+    await p;
+    expect(m.now()).toBe(10);
+  });
+  it("a wall clock set back while sleeping ends the sleep within 4 × ms", async () => {
+    let t = 100;
+    const m = new ManualClock(0);
+    const back = {
+      now: () => t,
+      setTimeout: (fn: () => void, ms: number) => m.setTimeout(fn, ms),
+      clearTimeout: (h: TimerHandle) => m.clearTimeout(h),
+    };
+    let done = false;
+    const p = sleepWith(back, 10).then(() => {
+      done = true;
+    });
+    t = 50; // set back by 50 ms while sleeping, and standing still
+    await m.advance(30);
+    expect(done).toBe(false);
+    await m.advance(10);
+    await p;
+    expect(m.now()).toBe(40);
+  });
+});
+
 describe("systemClock", () => {
   it("sleeps for real and reads wall time", async () => {
     const t0 = systemClock.now();
     await systemClock.sleep(5);
-    expect(systemClock.now() - t0).toBeGreaterThanOrEqual(4);
+    expect(systemClock.now() - t0).toBeGreaterThanOrEqual(5);
     expect(Math.abs(systemClock.now() - Date.now())).toBeLessThan(50);
   });
 });
