@@ -156,6 +156,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
       );
       return l?.items ?? [];
     };
+    await untilHookReachesActivator(pods, token);
     return {
       cluster,
       nginx,
@@ -201,6 +202,45 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
     await stop();
     throw e;
   }
+}
+
+/**
+ * Waits until the hook's watch has connected to the activator through the activator's Service. Deployments
+ * Available and nginx answering through the hook do not mean that: the Service routes to the activator only
+ * once its EndpointSlice lists the ready pod and kube-proxy has its rules, seconds later on a loaded node.
+ * Until then the hook's calls to the activator are refused (ECONNREFUSED) and a cold request is answered
+ * 503 ERR_UPSTREAM + Retry-After, as designed; a test that starts then sees that, not what it asserts.
+ */
+async function untilHookReachesActivator(
+  pods: (ns: string, name: string) => Promise<PodView[]>,
+  token: string,
+  ms = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  let last = "no hook pod with an IP yet";
+  while (Date.now() < deadline) {
+    const ips = (await pods("thaw-system", "thaw-ingress-hook"))
+      .filter((p) => p.status.podIP && !p.metadata.deletionTimestamp)
+      .map((p) => p.status.podIP as string);
+    let connected = ips.length > 0;
+    for (const ip of ips) {
+      const res = await fetch(`http://${ip}:8090/metrics`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(5_000),
+      }).catch((err: unknown) => err as Error);
+      const text = res instanceof Response ? await res.text() : `${res.message}`;
+      const n = Number(/^thaw_hook_watch_connects_total (\d+)/m.exec(text)?.[1] ?? 0);
+      if (n < 1) {
+        connected = false;
+        last = `hook ${ip}: ${res instanceof Response ? `thaw_hook_watch_connects_total ${n}` : text}`;
+      }
+    }
+    if (connected) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(
+    `the ingress hook's watch did not reach the activator through its Service within ${ms} ms (${last}); see kubectl -n thaw-system logs deploy/thaw-ingress-hook and the thaw-activator EndpointSlice`,
+  );
 }
 
 /** `thaw k8s render` (the built CLI) of the example with the given windows, into a fresh temp folder. */
