@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { kubectl } from "../kubectl.js";
+import { waitReady } from "../ready.js";
 import { api } from "./api.js";
 import { type IngressNginx, startIngressNginx } from "./ingress-nginx.js";
 import { type NodeCluster, startNodeCluster } from "./node-cluster.js";
@@ -48,7 +49,8 @@ export interface ThawOnNode {
   activatorRequests(): Promise<number>;
   /**
    * For a failed assertion's message: Thaw's pods (restarts, readiness), the last log lines of the hook,
-   * activator and autoscaler (previous containers included) and nginx's error log. Never throws: what cannot be read says why.
+   * activator and autoscaler (previous containers included) and nginx's error log. Never throws: what
+   * cannot be read says why.
    */
   diagnostics(): Promise<string>;
   /** Stops nginx, then the cluster (every process by PID). Idempotent. */
@@ -156,7 +158,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
       );
       return l?.items ?? [];
     };
-    await untilHookReachesActivator(pods, token);
+    await untilHookReachesActivator(nginx, pods, token);
     return {
       cluster,
       nginx,
@@ -168,15 +170,14 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
         let sum = 0;
         for (const p of await pods("thaw-system", "thaw-activator")) {
           if (!p.status.podIP || p.metadata.deletionTimestamp) continue;
-          const res = await fetch(`http://${p.status.podIP}:8012/metrics`, {
-            headers: { authorization: `Bearer ${token}` },
-          }).catch(() => undefined);
           // A pod that is not answering (just killed, still starting) has counted nothing of this run.
-          if (!res?.ok) continue;
-          const m = (await res.text()).match(
-            /^thaw_activator_requests_total\{namespace="apps",revision="hello"\} (\d+)$/m,
-          );
-          sum += Number(m?.[1] ?? 0);
+          sum +=
+            (await podMetric(
+              p.status.podIP,
+              8012,
+              token,
+              /^thaw_activator_requests_total\{namespace="apps",revision="hello"\} (\d+)$/m,
+            )) ?? 0;
         }
         return sum;
       },
@@ -212,35 +213,43 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
  * 503 ERR_UPSTREAM + Retry-After, as designed; a test that starts then sees that, not what it asserts.
  */
 async function untilHookReachesActivator(
+  nginx: IngressNginx,
   pods: (ns: string, name: string) => Promise<PodView[]>,
   token: string,
-  ms = 90_000,
 ): Promise<void> {
-  const deadline = Date.now() + ms;
-  let last = "no hook pod with an IP yet";
-  while (Date.now() < deadline) {
-    const ips = (await pods("thaw-system", "thaw-ingress-hook"))
-      .filter((p) => p.status.podIP && !p.metadata.deletionTimestamp)
-      .map((p) => p.status.podIP as string);
-    let connected = ips.length > 0;
-    for (const ip of ips) {
-      const res = await fetch(`http://${ip}:8090/metrics`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(5_000),
-      }).catch((err: unknown) => err as Error);
-      const text = res instanceof Response ? await res.text() : `${res.message}`;
-      const n = Number(/^thaw_hook_watch_connects_total (\d+)/m.exec(text)?.[1] ?? 0);
-      if (n < 1) {
-        connected = false;
-        last = `hook ${ip}: ${res instanceof Response ? `thaw_hook_watch_connects_total ${n}` : text}`;
+  const hint =
+    "see kubectl -n thaw-system logs deploy/thaw-ingress-hook and the thaw-activator EndpointSlice";
+  await waitReady(
+    nginx.component,
+    "in front of a hook whose watch reached the activator through its Service",
+    async () => {
+      const ips = (await pods("thaw-system", "thaw-ingress-hook"))
+        .filter((p) => p.status.podIP && !p.metadata.deletionTimestamp)
+        .map((p) => p.status.podIP as string);
+      if (ips.length === 0) throw new Error(`no hook pod with an IP yet; ${hint}`);
+      for (const ip of ips) {
+        const n = await podMetric(ip, 8090, token, /^thaw_hook_watch_connects_total (\d+)/m);
+        if (!n) throw new Error(`hook ${ip}: thaw_hook_watch_connects_total ${n ?? "unreadable"}; ${hint}`);
       }
-    }
-    if (connected) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(
-    `the ingress hook's watch did not reach the activator through its Service within ${ms} ms (${last}); see kubectl -n thaw-system logs deploy/thaw-ingress-hook and the thaw-activator EndpointSlice`,
+      return true;
+    },
+    Date.now() + 90_000,
   );
+}
+
+/** The first sample `sample` captures from a pod's /metrics (bearer `token`); undefined when it does not answer. */
+async function podMetric(
+  ip: string,
+  port: number,
+  token: string,
+  sample: RegExp,
+): Promise<number | undefined> {
+  const res = await fetch(`http://${ip}:${port}/metrics`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5_000),
+  }).catch(() => undefined);
+  if (!res?.ok) return undefined;
+  return Number(sample.exec(await res.text())?.[1] ?? 0);
 }
 
 /** `thaw k8s render` (the built CLI) of the example with the given windows, into a fresh temp folder. */
