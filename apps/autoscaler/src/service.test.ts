@@ -273,6 +273,25 @@ describe("autoscaler metrics (docs/metrics.md)", () => {
     expect(text).toMatch(/^# TYPE thaw_cold_start_phase_seconds histogram$/m);
   });
 
+  it("show a pod ready the moment the scaler says so, while the scale request that made it is pending", async () => {
+    const { service, clock, scaler } = setup();
+    const m = autoscalerMetrics(service);
+    // A local scaler's scale() resolves once its process is up; the pod may turn ready before that, and a
+    // scrape then must not show it missing (the reconcile that notices it is still awaiting the scale).
+    let release = () => {};
+    scaler.scale = async (_r, desired) => {
+      scaler.calls.push(desired);
+      scaler.list = [{ name: "p0", address: "127.0.0.1:9000", ready: false, startedAt: clock.now() }];
+      await new Promise<void>((r) => (release = r));
+    };
+    service.record([{ rev, stat: load(1) }]);
+    await clock.advance(0);
+    expect(scaler.calls).toEqual([1]);
+    scaler.readyAll();
+    expect(m.registry.render()).toContain(`thaw_autoscaler_ready_pods${L} 1\n`);
+    release();
+  });
+
   it("count failed pod scrapes per revision", async () => {
     let fail = false;
     const { service, clock, scaler } = setup(

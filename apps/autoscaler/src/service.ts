@@ -298,14 +298,16 @@ export class AutoscalerService {
     return [...this.#revs.values()].map((r) => this.#statusOf(r));
   }
 
-  /** Every revision's decider outputs and scrape errors (read on each Prometheus scrape). */
+  /** Every revision's decider outputs, ready pods and scrape errors (read on each Prometheus scrape). */
   gauges(): RevisionGauges[] {
     return [...this.#revs.values()].map((r) => ({
       namespace: r.rev.namespace,
       name: r.rev.name,
       desiredPods: r.status.desiredScale,
       requestedPods: r.scale.currentReplicas ?? 0,
-      readyPods: r.readyPods,
+      // Read from the scaler, not the last reconcile's copy: a scrape right after a pod turned ready (the
+      // reconcile that notices it may still be awaiting a scale request) must not show it missing.
+      readyPods: this.#readyCount(r),
       panic: r.decider.panicking,
       excessBurstCapacity: r.status.excessBurstCapacity,
       stableConcurrency: r.stable,
@@ -628,7 +630,9 @@ export class AutoscalerService {
       namespace: r.rev.namespace,
       name: r.rev.name,
       desiredScale: r.scale.currentReplicas ?? 0,
-      readyPods: r.readyPods,
+      // Read from the scaler, not the last reconcile's copy: a scrape right after a pod turned ready (the
+      // reconcile that notices it may still be awaiting a scale request) must not show it missing.
+      readyPods: this.#readyCount(r),
       panic: r.decider.panicking,
       mode: r.scale.sksMode === "Proxy" ? "proxy" : "serve",
       stableConcurrency: r.stable,
