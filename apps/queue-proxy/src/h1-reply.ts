@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import type { H1Connection } from "./h1-connection.js";
 import type { Downstream } from "./ports.js";
 import type { ResponseFields, ResponseHeaders } from "./response-fields.js";
+import { holdForTurn } from "./turn-writes.js";
 
 /** Bodies of known length up to this size share the head's buffer and write. */
 const BODY_ROOM = 8 * 1024;
@@ -129,11 +130,12 @@ export class H1Reply implements Downstream {
       const whole = this.headLength + chunk.length;
       return this.conn.socket.write(whole === head.length ? head : head.subarray(0, whole));
     }
-    return this.conn.send(
-      head === null ? null : head.subarray(0, this.headLength),
-      chunk,
-      this.framing === CHUNKED,
-    );
+    const chunked = this.framing === CHUNKED;
+    // A chunked body's pieces wait for the end of the turn: an app's answer that came in one read (its
+    // pieces and the last chunk) leaves in one write, so no proxy in front reads a head and body without
+    // their end, and loses the response if it dies before the next read.
+    if (chunked) holdForTurn(this.conn.socket);
+    return this.conn.send(head === null ? null : head.subarray(0, this.headLength), chunk, chunked);
   }
 
   end(body?: string | Buffer): void {

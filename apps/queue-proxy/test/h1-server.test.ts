@@ -504,6 +504,7 @@ describe("a bare H1Server", () => {
     return {
       h1,
       port: (server.address() as net.AddressInfo).port,
+      sockets,
       async close() {
         h1.stop();
         for (const s of sockets) s.destroy();
@@ -544,6 +545,38 @@ describe("a bare H1Server", () => {
       socket.resume();
       await until(() => seen === count, 10_000);
       await until(() => bytes >= count * big.length, 10_000);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("writes a chunked answer given whole in one turn (head, piece, last chunk) in one system call", async () => {
+    // Two writes would be two segments: a proxy in front that reads the first and is killed before the
+    // second has sent its client a response with no end (the activator under nginx, issue 25).
+    const srv = await bare((d) => {
+      d.writeHead(200, ["content-type", "text/plain"]);
+      d.write(Buffer.from("hello\n"));
+      d.end();
+    });
+    try {
+      const c = await rawClient(srv.port);
+      const [server] = srv.sockets;
+      const calls: number[] = [];
+      const s = server as net.Socket & { _write: unknown; _writev: unknown };
+      const write = s._write as (...a: unknown[]) => void;
+      const writev = s._writev as (...a: unknown[]) => void;
+      s._write = (...a: unknown[]) => {
+        calls.push(1);
+        write.apply(s, a);
+      };
+      s._writev = (chunks: unknown[], cb: unknown) => {
+        calls.push(chunks.length);
+        writev.call(s, chunks, cb);
+      };
+      await c.send(get("/"));
+      const { rest } = split(await c.waitFor(/\r\n0\r\n\r\n$/));
+      expect(rest).toBe("6\r\nhello\n\r\n0\r\n\r\n");
+      expect(calls.length).toBe(1);
     } finally {
       await srv.close();
     }
