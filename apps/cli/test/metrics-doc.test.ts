@@ -34,6 +34,18 @@ async function get(url: string, token?: string): Promise<{ status: number; body:
   return { status: res.status, body: await res.text() };
 }
 
+/** Scrapes `url` with the token until every pattern in `want` matches (at most 15 s); the last scrape. */
+async function scrapeUntil(url: string, want: RegExp[]): Promise<string> {
+  const until = Date.now() + 15_000;
+  let text = "";
+  while (Date.now() < until) {
+    text = (await get(url, TOKEN)).body;
+    if (want.every((re) => re.test(text))) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return text;
+}
+
 /** A real app: answers 200 after a short wait, so the queue-proxy's breaker holds it a moment. */
 async function userApp(): Promise<number> {
   const s = http.createServer((_req, res) => void setTimeout(() => res.end("ok\n"), 20));
@@ -169,16 +181,14 @@ beforeAll(async () => {
   });
   expect(decided.status).toBe(200);
 
-  // Bounded wait for the first scrape round and the first stat push (each runs every second).
-  const until = Date.now() + 15_000;
-  let text = "";
-  while (Date.now() < until) {
-    text = (await get(`${autoscaler.url}/metrics`, TOKEN)).body;
-    if (/thaw_autoscaler_scrape_errors_total\{[^}]*\} [1-9]/.test(text) && /connects_total [1-9]/.test(text))
-      break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  scraped.set("autoscaler", text);
+  // The first scrape round and the first stat push (each runs every second).
+  scraped.set(
+    "autoscaler",
+    await scrapeUntil(`${autoscaler.url}/metrics`, [
+      /thaw_autoscaler_scrape_errors_total\{[^}]*\} [1-9]/,
+      /connects_total [1-9]/,
+    ]),
+  );
   scraped.set("activator", (await get(`http://127.0.0.1:${activator.port}/metrics`, TOKEN)).body);
   scraped.set("ingress-hook", (await get(`http://127.0.0.1:${hook.port}/metrics`, TOKEN)).body);
   for (const [name, url] of [
@@ -195,7 +205,14 @@ beforeAll(async () => {
   const cold = await request(up.stack.url, { headers: { host: "echo.localhost" } });
   expect(cold.status).toBe(200);
   expect((await get(`${up.stack.url}/_thaw/metrics`)).status).toBe(401);
-  scraped.set("thaw-up", (await get(`${up.stack.url}/_thaw/metrics`, TOKEN)).body);
+  // The activator probes a starting pod itself and may answer before the scaler's own probe (every 50 ms)
+  // has seen the pod ready: wait (bounded) for that too.
+  scraped.set(
+    "thaw-up",
+    await scrapeUntil(`${up.stack.url}/_thaw/metrics`, [
+      /thaw_autoscaler_ready_pods\{[^}]*revision="echo"\} [1-9]/,
+    ]),
+  );
 }, 90_000);
 
 afterAll(async () => {
