@@ -187,12 +187,20 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
           return r.code === 0 ? r.stdout.trimEnd() : `(kubectl ${args.join(" ")}: ${r.stderr.trim()})`;
         };
         const parts = [`$ kubectl get pods -A\n${await run(["get", "pods", "-A", "-o", "wide"])}`];
+        // Every pod of each Deployment (`deploy/x` would show one of its replicas), each line prefixed with
+        // its pod; and each hook's count of watch connects, which says whether it ever reached the activator.
         for (const d of ["thaw-ingress-hook", "thaw-activator", "thaw-autoscaler"]) {
           for (const previous of [false, true]) {
-            const args = ["-n", "thaw-system", "logs", `deploy/${d}`, "--all-containers", "--tail=25"];
-            if (previous) args.push("--previous");
+            const args = ["-n", "thaw-system", "logs", "-l", `app.kubernetes.io/name=${d}`, "--prefix"];
+            args.push("--all-containers", "--tail=25", ...(previous ? ["--previous"] : []));
             parts.push(`$ kubectl ${args.join(" ")}\n${await run(args)}`);
           }
+        }
+        for (const p of await pods("thaw-system", "thaw-ingress-hook")) {
+          const n = p.status.podIP
+            ? await podMetric(p.status.podIP, 8090, token, /^thaw_hook_watch_connects_total (\d+)/m)
+            : undefined;
+          parts.push(`${p.metadata.name}: thaw_hook_watch_connects_total ${n ?? "unreadable"}`);
         }
         parts.push(`$ tail ingress-nginx.log (its error log)\n${(nginx as IngressNginx).component.tail(30)}`);
         return parts.join("\n");
