@@ -630,9 +630,7 @@ export class AutoscalerService {
       namespace: r.rev.namespace,
       name: r.rev.name,
       desiredScale: r.scale.currentReplicas ?? 0,
-      // Read from the scaler, not the last reconcile's copy: a scrape right after a pod turned ready (the
-      // reconcile that notices it may still be awaiting a scale request) must not show it missing.
-      readyPods: this.#readyCount(r),
+      readyPods: r.readyPods,
       panic: r.decider.panicking,
       mode: r.scale.sksMode === "Proxy" ? "proxy" : "serve",
       stableConcurrency: r.stable,
