@@ -48,9 +48,9 @@ export interface ThawOnNode {
   /** Every live activator pod's `thaw_activator_requests_total` for apps/hello, summed. */
   activatorRequests(): Promise<number>;
   /**
-   * For a failed assertion's message: Thaw's pods (restarts, readiness), the last log lines of the hook,
-   * activator and autoscaler (previous containers included) and nginx's error log. Never throws: what
-   * cannot be read says why.
+   * For a failed assertion's message: Thaw's pods (restarts, readiness), the last log lines of every pod of
+   * the hook, activator and autoscaler (previous containers included), each hook's watch-connect count and
+   * nginx's error log. Never throws: what cannot be read says why.
    */
   diagnostics(): Promise<string>;
   /** Stops nginx, then the cluster (every process by PID). Idempotent. */
@@ -197,9 +197,7 @@ export async function installThawOnNode(o: ThawOnNodeOptions = {}): Promise<Thaw
           }
         }
         for (const p of await pods("thaw-system", "thaw-ingress-hook")) {
-          const n = p.status.podIP
-            ? await podMetric(p.status.podIP, 8090, token, /^thaw_hook_watch_connects_total (\d+)/m)
-            : undefined;
+          const n = p.status.podIP ? await hookWatchConnects(p.status.podIP, token) : undefined;
           parts.push(`${p.metadata.name}: thaw_hook_watch_connects_total ${n ?? "unreadable"}`);
         }
         parts.push(`$ tail ingress-nginx.log (its error log)\n${(nginx as IngressNginx).component.tail(30)}`);
@@ -236,13 +234,18 @@ async function untilHookReachesActivator(
         .map((p) => p.status.podIP as string);
       if (ips.length === 0) throw new Error(`no hook pod with an IP yet; ${hint}`);
       for (const ip of ips) {
-        const n = await podMetric(ip, 8090, token, /^thaw_hook_watch_connects_total (\d+)/m);
+        const n = await hookWatchConnects(ip, token);
         if (!n) throw new Error(`hook ${ip}: thaw_hook_watch_connects_total ${n ?? "unreadable"}; ${hint}`);
       }
       return true;
     },
     Date.now() + 90_000,
   );
+}
+
+/** How many times the hook pod at `ip` connected its watch to the activator; undefined when it does not answer. */
+function hookWatchConnects(ip: string, token: string): Promise<number | undefined> {
+  return podMetric(ip, 8090, token, /^thaw_hook_watch_connects_total (\d+)/m);
 }
 
 /** The first sample `sample` captures from a pod's /metrics (bearer `token`); undefined when it does not answer. */
