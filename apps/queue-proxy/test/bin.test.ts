@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import { decodeStat } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { BIN, baseEnv, get, runBin, startInProcess, until } from "./helpers.js";
@@ -96,6 +97,40 @@ describe("start-up validation (c.2)", () => {
       });
       expect(res.status).toBe(200);
       expect(res.body).toBe("queue");
+    } finally {
+      child.proc.kill("SIGKILL");
+    }
+  });
+});
+
+describe("the request path warmed once it listens (src/warm-up.ts)", () => {
+  it("runs, says so on stderr, and counts nothing in the pod's stats", async () => {
+    const seen = backend.seen.length;
+    const child = await runBin(baseEnv(backend.port));
+    try {
+      await until(() => child.stderr().includes("request path warmed"), 10_000);
+      const line = child
+        .stderr()
+        .split("\n")
+        .find((l) => l.includes("request path warmed"));
+      expect(JSON.parse(line ?? "{}")).toMatchObject({ ok: true, ms: expect.any(Number) });
+      // The next report after the warm-up: no request was counted, and the pod's backend saw none.
+      const stat = async () => {
+        const res = await fetch(`http://127.0.0.1:${child.ports.metrics}/metrics`, {
+          headers: { accept: "application/protobuf" },
+        });
+        const d = decodeStat(new Uint8Array(await res.arrayBuffer()));
+        if (!d.ok) throw new Error("undecodable Stat");
+        return d.value;
+      };
+      const first = (await stat()).processUptime;
+      let next = await stat();
+      while (next.processUptime === first) {
+        await new Promise((r) => setTimeout(r, 20));
+        next = await stat();
+      }
+      expect(next.requestCount).toBe(0);
+      expect(backend.seen).toHaveLength(seen);
     } finally {
       child.proc.kill("SIGKILL");
     }
