@@ -197,8 +197,10 @@ export async function startIngressHook(opts: HookServiceOptions): Promise<HookSe
       },
     });
   }
-  // Keep-alive idle stays at Node's 5 s, under the upstream keepalive_timeout of the proxies in front.
-  const limits = headTimeouts(opts.headersTimeoutMs, 5000);
+  // Idle keep-alives last 65 s, as the activator's: above nginx's 60 s upstream keepalive_timeout, so the
+  // proxy in front closes an idle connection before the hook does (never sending on one the hook just
+  // closed) and a cold request after a quiet spell is not the one that opens a new connection to the hook.
+  const limits = headTimeouts(opts.headersTimeoutMs);
   const server = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { connectionsCheckingInterval: limits.connectionsCheckingInterval },
