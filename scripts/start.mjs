@@ -8,6 +8,13 @@ import { buildWithProgress } from "./build-progress.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
+// Every flag is thaw up's: its --help (after the build) lists them; this says what npm start adds.
+if (args.some((a) => a === "--help" || a === "-h")) {
+  console.log(
+    "npm start: builds what thaw up needs, then runs `thaw up --config examples/hello/thaw.config.yaml`; " +
+      "every flag is passed on to thaw up (`npm start -- --config <file>` takes another config). thaw up's flags:\n",
+  );
+}
 if (!args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config="))) {
   args.push("--config", "examples/hello/thaw.config.yaml");
 }

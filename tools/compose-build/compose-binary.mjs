@@ -73,6 +73,18 @@ export async function buildCompose(log = console.log) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { readCommandLine } = await import("@thaw/command-line/node");
+  readCommandLine(
+    {
+      name: "npm run compose:build --",
+      summary:
+        "builds Docker Compose from its pinned Go module (tools/compose-build/go.mod), for `thaw containers` tests against a real podman, or reuses it",
+      flags: [],
+      env: [{ name: "XDG_CACHE_HOME", default: "~/.cache", help: "where it is kept, under thaw/compose" }],
+    },
+    process.argv.slice(2),
+    import.meta.url,
+  );
   try {
     console.log(`compose: ready at ${await buildCompose()}`);
   } catch (e) {

@@ -1,20 +1,53 @@
 #!/usr/bin/env node
 // `npm run bench` (root): clears the verdict file, runs every workspace's `bench` script one at a time
 // through turbo (--continue: a bench that fails does not hide the others), then prints one table of every
-// PASS/MISS line the benches recorded (verdict.mjs) with the count of each. Arguments are passed to turbo
-// (e.g. `npm run bench -- --filter=thaw`). Exits with turbo's status; a MISS is a figure, not a failure,
+// PASS/MISS line the benches recorded (verdict.mjs) with the count of each. `--filter <workspace>` is
+// passed to turbo (e.g. `npm run bench -- --filter=thaw`); `--help` lists the flags and variables. Exits with turbo's status; a MISS is a figure, not a failure,
 // so it does not change the exit status.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
+import { readCommandLine } from "@thaw/command-line/node";
 import { formatValue, verdictFile } from "../src/verdict.mjs";
 
+const { flags } = readCommandLine(
+  {
+    name: "npm run bench --",
+    summary:
+      "runs every workspace's benchmark one at a time (turbo run bench), then prints one table of every PASS/MISS verdict they recorded; a MISS is a figure, not a failure, and does not change the exit status",
+    flags: [
+      {
+        name: "--filter",
+        value: "PACKAGE",
+        help: "only this workspace's bench (turbo's --filter, e.g. @thaw/queue-proxy)",
+      },
+    ],
+    env: [
+      { name: "THAW_BENCH_QUICK", help: "1 = shorter runs (fewer rounds and seconds), for a quick look" },
+      {
+        name: "THAW_BENCH_PROFILE",
+        default: "miss",
+        help: "miss = profile what missed, always, or never",
+      },
+      { name: "THAW_BENCH_PROFILE_DIR", default: "bench-results/profiles", help: "where profiles are kept" },
+    ],
+  },
+  process.argv.slice(2),
+  import.meta.url,
+);
 const file = verdictFile();
 rmSync(file, { force: true });
 const started = Date.now();
 const turbo = spawnSync(
   "npx",
-  ["turbo", "run", "bench", "--concurrency=1", "--continue", ...process.argv.slice(2)],
+  [
+    "turbo",
+    "run",
+    "bench",
+    "--concurrency=1",
+    "--continue",
+    ...(flags["--filter"] ? [`--filter=${flags["--filter"]}`] : []),
+  ],
   {
     stdio: "inherit",
     env: { ...process.env, THAW_BENCH_VERDICTS: file },

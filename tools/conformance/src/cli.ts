@@ -7,13 +7,24 @@
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Command } from "@thaw/command-line";
+import { readCommandLine } from "@thaw/command-line/node";
 import { registry } from "./registry.js";
 import { type FileResult, runFile, vectorFiles } from "./run.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const args = process.argv.slice(2);
-const verbose = args.includes("--verbose");
-const targets = args.filter((a) => !a.startsWith("--"));
+const CONFORMANCE_COMMAND: Command = {
+  name: "npm run conformance --",
+  summary:
+    "runs vector files against Thaw: one line per file, then `N passed, M failed`; exits 1 on any failure",
+  usage: "[--verbose] [dir|file ...]",
+  maxPositionals: Number.POSITIVE_INFINITY,
+  flags: [{ name: "--verbose", help: "also list each skipped vector's reason" }],
+  more: "Without a path: conformance/knative (Knative's transcribed vectors) and conformance/thaw (Thaw's own, from knative-spec.md).",
+};
+const { flags, positionals } = readCommandLine(CONFORMANCE_COMMAND, process.argv.slice(2), import.meta.url);
+const verbose = flags["--verbose"] === "true";
+const targets = [...positionals];
 if (targets.length === 0) targets.push(join(root, "conformance/knative"), join(root, "conformance/thaw"));
 
 const results: FileResult[] = [];

@@ -141,6 +141,17 @@ export function releaseCheck() {
 }
 
 if (process.argv[1] && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url) {
+  const { readCommandLine } = await import("@thaw/command-line/node");
+  readCommandLine(
+    {
+      name: "npm run release:check --",
+      summary:
+        "packs every public package (dry run) and checks what a user would get: registry metadata, internal ranges, the LICENSE, a README with the package's checked example, executable bins, only the files a user needs; exits 1 with one line per issue",
+      flags: [],
+    },
+    process.argv.slice(2),
+    import.meta.url,
+  );
   const { rows, issues } = releaseCheck();
   const kb = (n) => `${(n / 1000).toFixed(1)} kB`;
   for (const r of rows)

@@ -5,22 +5,59 @@
  * --sizes (also measure each image gzipped).
  */
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import type { Command } from "@thaw/command-line";
+import { closest } from "@thaw/command-line";
+import { exitWithUsageError, readCommandLine } from "@thaw/command-line/node";
 import { buildImages } from "./build.js";
+import { COMPONENTS } from "./components.js";
 import { importIntoContainerd } from "./containerd.js";
 import { defaultCacheDir, setupPodman } from "./podman.js";
 import { gzippedBytes } from "./sizes.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-const { values } = parseArgs({
-  options: {
-    only: { type: "string" },
-    "import-containerd": { type: "string" },
-    "cache-dir": { type: "string" },
-    sizes: { type: "boolean", default: false },
-  },
-});
+const IMAGES_COMMAND: Command = {
+  name: "npm run images --",
+  summary:
+    "builds (or reuses) the Node base images and every component image from infra/docker with podman, from this checkout; no container registry is used, and the build stage reaches npm through this machine's npm config and CA bundle, mounted as build secrets",
+  flags: [
+    {
+      name: "--only",
+      value: "NAMES",
+      help: `only these components, comma-separated (${COMPONENTS.map((c) => c.name).join(",")})`,
+    },
+    {
+      name: "--import-containerd",
+      value: "SOCKET",
+      help: "then import the images into the containerd listening on this socket (its k8s.io namespace)",
+    },
+    {
+      name: "--cache-dir",
+      value: "DIR",
+      default: "$XDG_CACHE_HOME/thaw/images",
+      help: "podman's storage and the build caches",
+    },
+    { name: "--sizes", help: "also print each image's gzipped size" },
+  ],
+  env: [{ name: "XDG_CACHE_HOME", default: "~/.cache", help: "the default --cache-dir's parent" }],
+};
+const { flags } = readCommandLine(IMAGES_COMMAND, process.argv.slice(2), import.meta.url);
+const values = {
+  only: flags["--only"],
+  "import-containerd": flags["--import-containerd"],
+  "cache-dir": flags["--cache-dir"],
+  sizes: flags["--sizes"] === "true",
+};
+
+const names = COMPONENTS.map((c) => c.name);
+for (const name of values.only?.split(",").map((s) => s.trim()) ?? []) {
+  if (names.includes(name)) continue;
+  const near = closest(name, names);
+  exitWithUsageError(
+    "images",
+    `--only: ${JSON.stringify(name)} is not a component (${near ? `did you mean ${near}? ` : ""}known: ${names.join(", ")})`,
+  );
+}
 
 try {
   const pm = setupPodman(values["cache-dir"] ?? defaultCacheDir());

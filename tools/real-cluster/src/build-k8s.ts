@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // `npm run k8s:build`: builds (or reuses) the Kubernetes binaries the real-cluster tests run.
+import { readCommandLine } from "@thaw/command-line/node";
+import { K8S_BUILD_COMMAND } from "./dev-commands.js";
 import { BUILD_COMMAND, buildK8sBinaries, K8S_VERSION, k8sCacheDir } from "./k8s-binaries.js";
+
+readCommandLine(K8S_BUILD_COMMAND, process.argv.slice(2), import.meta.url);
 
 const t0 = Date.now();
 try {

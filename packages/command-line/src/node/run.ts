@@ -33,7 +33,11 @@ export function readCommandLine(
     process.exit(0);
   }
   if (parsed.kind === "version") {
-    writeSync(1, `${command.name.split(" ")[0]} ${packageVersion(from)}\n`);
+    // `thaw up` -> thaw; a repository script (`npm run images --`) keeps its script name.
+    const who = command.name.startsWith("npm ")
+      ? command.name.replace(/ --$/, "")
+      : command.name.split(" ")[0];
+    writeSync(1, `${who} ${packageVersion(from)}\n`);
     process.exit(0);
   }
   if (parsed.kind === "error") exitWithUsageError(command.name, parsed.message);

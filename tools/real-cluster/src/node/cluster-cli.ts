@@ -7,8 +7,7 @@ import { startNodeCluster } from "./node-cluster.js";
  * by PID, unmounts, and removes the namespace and the state folder (kept with `--keep`). Never returns:
  * the process ends with the cluster (exit 1 when it fails to start or a component dies).
  */
-export async function runNodeCluster(argv: string[]): Promise<never> {
-  const keep = argv.includes("--keep");
+export async function runNodeCluster({ keep }: { keep: boolean }): Promise<never> {
   const t0 = Date.now();
   console.log(`cluster: starting a control plane and a node, Kubernetes ${K8S_VERSION} ...`);
   const c = await startNodeCluster({ keep }).catch((e: Error) => {
