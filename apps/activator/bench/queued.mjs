@@ -26,6 +26,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  benchCommandLine,
   curve,
   freePort,
   growth,
@@ -36,6 +37,24 @@ import {
   verdict,
 } from "@thaw/bench-kit";
 import { rssKiB } from "@thaw/bench-kit/rss";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/queued.mjs",
+  summary:
+    "@thaw/activator's growth in memory: a real thaw-activator holding 10 queued requests per revision over R cold revisions (no pods), its peak RSS for each R against a bare node:http floor; verdict: 10,000 queued over 1,000 revisions < 120 MB",
+  env: [
+    {
+      name: "REVS",
+      default: "10,100,1000",
+      help: "the revision counts R, comma-separated, smallest first",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "changes nothing here (the run is short already)",
+    },
+  ],
+  more: "After a MISS (or with THAW_BENCH_PROFILE=always) the largest case runs once more and the activator writes a heap snapshot, printed by constructor per held request.",
+});
 
 const bin = new URL("../bin/thaw-activator.mjs", import.meta.url).pathname;
 const floorBin = new URL("./bare-holder.mjs", import.meta.url).pathname;

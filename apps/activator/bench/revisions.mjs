@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  benchCommandLine,
   canPin,
   freePort,
   groupCpuMicros,
@@ -23,6 +24,19 @@ import {
   startGroup,
   waitPort,
 } from "@thaw/bench-kit";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/revisions.mjs",
+  summary:
+    "@thaw/activator's growth by revision count: three real activators knowing 10, 100 and 1,000 warm revisions, wrk spreading requests over all of them; verdict: CPU per request at 1,000 revisions / 10 revisions <= 1.5x",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = one round of 2 s instead of 3 rounds of 4 s",
+    },
+  ],
+  more: "Needs wrk and taskset, and a build (dist/).",
+});
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const MAIN = here("../dist/node/main.js");

@@ -16,6 +16,7 @@ import http from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  benchCommandLine,
   canPin,
   fixed,
   freePort,
@@ -32,6 +33,19 @@ import {
   waitPort,
 } from "@thaw/bench-kit";
 import { Agent, request } from "undici";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/run.mjs",
+  summary:
+    "@thaw/activator's warm-path benchmark: the backend direct, thaw-activator, node-http-proxy and a bare relay floor under wrk (req/s at 64 connections, CPU per request, added p50/p99 at 1 connection), then activation latency and 1,000 requests queued across one activation",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 2 s measurements, 1 round and 15 activations instead of 4 s, 3 rounds and 40",
+    },
+  ],
+  more: "Needs wrk and taskset, and a build (dist/). `npm run bench` in apps/activator runs it, then bench/queued.mjs and bench/revisions.mjs.",
+});
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DIST = join(HERE, "..", "dist");

@@ -7,9 +7,22 @@
 // Env: THAW_BENCH_QUICK=1 for a 3 s window instead of 6 s.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { growth, sleep, verdict } from "@thaw/bench-kit";
+import { benchCommandLine, growth, sleep, verdict } from "@thaw/bench-kit";
 import { systemClock } from "@thaw/clock";
 import { AutoscalerService, httpScrapeStat, policyFor, silentLogger } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/scrape.mjs",
+  summary:
+    "@thaw/autoscaler-service's growth: the real AutoscalerService scraping N pods every second over loopback (4 stat-server processes), its CPU as a share of one core for N = 10, 100 and 1,000",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = a 3 s measured window instead of 6 s",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const WINDOW_MS = process.env.THAW_BENCH_QUICK ? 3000 : 6000;
 const SIZES = [10, 100, 1000];

@@ -5,8 +5,21 @@
 // tick is the tick timer's callback plus the reconciles it starts (scale step, status), until they settle.
 // The figure is this process's CPU time (user + system) per tick, median over the run. Run against dist.
 // Env: THAW_BENCH_QUICK=1 for fewer ticks.
-import { growth } from "@thaw/bench-kit";
+import { benchCommandLine, growth } from "@thaw/bench-kit";
 import { AutoscalerService, DECIDER_TICK_MS, keyOf, policyFor, silentLogger } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/tick.mjs",
+  summary:
+    "@thaw/autoscaler-service's whole 2 s tick (every revision's decider, then its reconciles) over 100, 1,000 and 10,000 revisions fed by pushed stats: CPU per tick, median over the run, and its growth",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 8 ticks per size instead of 20",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const TICKS = process.env.THAW_BENCH_QUICK ? 8 : 20;
 const SIZES = [100, 1000, 10_000];

@@ -20,7 +20,43 @@ import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, quantile, sleep, verdict } from "@thaw/bench-kit";
+import { benchCommandLine, freePort, quantile, sleep, verdict } from "@thaw/bench-kit";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/cold-start.mjs",
+  summary:
+    "thaw's cold-start overhead (apps/cli): time to first byte of the first request to a service at zero, less the app's own start-up, through `thaw up` alone and through nginx + the hook, phase by phase, beside the floor of the app alone",
+  env: [
+    {
+      name: "THAW_BENCH_COLD_N",
+      default: "50; 10 with THAW_BENCH_QUICK",
+      help: "cold starts per path",
+    },
+    {
+      name: "THAW_BENCH_COLD_PATHS",
+      default: "up,nginx",
+      help: "which paths, comma-separated",
+    },
+    {
+      name: "THAW_BENCH_TBC",
+      default: "211",
+      help: "target-burst-capacity of the services (Knative's default keeps the activator in the path)",
+    },
+    {
+      name: "THAW_BENCH_COLD_SAMPLES",
+      help: "1 = also print each sample's phases",
+    },
+    {
+      name: "THAW_BENCH_COLD_KEEP",
+      help: "1 = keep the app's marks and thaw up's log, and print where",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 10 cold starts per path instead of 50",
+    },
+  ],
+  more: "Needs nginx for the nginx path, and a build (dist/).",
+});
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, "cold-app.mjs");

@@ -11,7 +11,25 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, median, verdict } from "@thaw/bench-kit";
+import { benchCommandLine, freePort, median, verdict } from "@thaw/bench-kit";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/startup.mjs",
+  summary:
+    "thaw's start-up time (apps/cli): `thaw --help`, `thaw validate examples/hello` and `thaw up` to its listening line, interleaved, each as a ratio to `node -e 0` timed in the same run; targets <= 2x for --help and validate",
+  env: [
+    {
+      name: "THAW_BENCH_STARTUP_RUNS",
+      default: "9; 5 with THAW_BENCH_QUICK",
+      help: "rounds, one of each command per round",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 5 rounds instead of 9",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const here = dirname(fileURLToPath(import.meta.url));
 const thaw = join(here, "../bin/thaw.mjs");

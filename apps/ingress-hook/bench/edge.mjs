@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  benchCommandLine,
   fixed,
   freePort,
   groupCpuMicros,
@@ -31,6 +32,23 @@ import {
   sleep,
   verdict,
 } from "@thaw/bench-kit";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/edge.mjs",
+  summary:
+    "@thaw/ingress-hook at the edge: warm requests through `wrangler dev` (gateway + activator Workers) against the origin directly and a bare Hono proxy Worker, at 1 and 32 connections; verdicts: gateway / bare proxy req/s >= 1.0x and no activator call on warm requests",
+  env: [
+    {
+      name: "THAW_BENCH_EDGE_OLD",
+      help: "another build's src/worker.ts: adds its gateway (old, old-slots) for an A/B in the same run",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = one round of 2 s instead of 3 rounds of 5 s",
+    },
+  ],
+  more: "Needs wrk. After a MISS (or with THAW_BENCH_PROFILE=always) a breakdown: the bare forward plus one piece of the gateway's path at a time.",
+});
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const ROOT = here("../../../");

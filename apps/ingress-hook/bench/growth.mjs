@@ -10,9 +10,35 @@
 // Response out, no socket), whose growth is the verdict: its cost per decision at 100x the revisions over 1x,
 // <= 1.5x. Runs against dist (build first). Env: THAW_BENCH_QUICK=1 for fewer rounds; SIZES=10,1000 to pick
 // the sizes (smallest first).
-import { curve, growth, median, profileInProcess, shouldProfile, slopeOf } from "@thaw/bench-kit";
+import {
+  benchCommandLine,
+  curve,
+  growth,
+  median,
+  profileInProcess,
+  shouldProfile,
+  slopeOf,
+} from "@thaw/bench-kit";
 import { systemClock } from "@thaw/clock";
 import { forwardAuthApp, hostTableResolver, httpActivatorClient, IngressHook } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/growth.mjs",
+  summary:
+    "@thaw/ingress-hook's growth: the warm decision (tryDecide, a bare Map floor, and nginx's forward-auth answer) over host tables of 1,000, 10,000 and 100,000 revisions; verdict: the forward-auth cost per decision at 100x the revisions / 1x <= 1.5x",
+  env: [
+    {
+      name: "SIZES",
+      default: "1000,10000,100000",
+      help: "the revision counts, comma-separated, smallest first",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 5 rounds instead of 11",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const ROUNDS = process.env.THAW_BENCH_QUICK ? 5 : 11;
 const PER_ROUND = 200_000;

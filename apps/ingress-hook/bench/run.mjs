@@ -16,7 +16,29 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canPin, freePort, groupCpuMicros, hasCommand, median, runWrk, verdict } from "@thaw/bench-kit";
+import {
+  benchCommandLine,
+  canPin,
+  freePort,
+  groupCpuMicros,
+  hasCommand,
+  median,
+  runWrk,
+  verdict,
+} from "@thaw/bench-kit";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/run.mjs",
+  summary:
+    "@thaw/ingress-hook's benchmark: warm requests through nginx + the hook (auth cache on) against nginx straight to the backend, with wrk in the same run, then the in-process decision cost against a baseline loop",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 2 s wrk runs and fewer rounds",
+    },
+  ],
+  more: "Needs nginx and wrk 4.1.0 (apt-get install -y nginx-light wrk=4.1.0-3+b2), and a build (dist/). `npm run bench` in apps/ingress-hook runs it, then bench/edge.mjs and bench/growth.mjs.",
+});
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const INFRA = here("../../../infra/nginx/");

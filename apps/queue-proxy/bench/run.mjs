@@ -12,6 +12,7 @@
 //   node bench/run.mjs --runs 1 --rounds 1      one quick pass
 //   THAW_BENCH_QUICK=1 npm run bench            1 run, 1 round, 1 s per measurement
 //   KN_QUEUE_BIN=/tmp/kn-queue npm run bench    Knative's queue-proxy from that binary (KN_QUEUE_BIN=off: none)
+//   node bench/run.mjs --help                   every flag and variable
 //
 // Needs wrk, nginx and taskset (apt-get install -y wrk nginx-light), and Go >= 1.24 for the Knative peer. Only loopback is used; every
 // server runs in its own process group and is killed by PID at the end.
@@ -21,8 +22,8 @@ import http from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import {
+  benchCommandLine,
   canConnect,
   canPin,
   fixed as f,
@@ -41,6 +42,66 @@ import {
 import { knQueueBinary } from "./kn-queue.mjs";
 import { qpEnv } from "./servers/qp-env.mjs";
 
+const { flags } = benchCommandLine(import.meta.url, {
+  name: "node bench/run.mjs",
+  summary:
+    "@thaw/queue-proxy's benchmark: the backend direct, Thaw's queue-proxy (CC 0, 10, 100, request metrics on), node-http-proxy, an undici proxy, nginx, node-relay and Knative's queue-proxy, interleaved rounds at 1 and 64 connections with wrk on CPU 0 and backend + proxy on CPU 1, then the interleaved c=1 client and the issue 30 verdicts",
+  flags: [
+    {
+      name: "--runs",
+      value: "N",
+      default: "1",
+      help: "runs, each printed (issue 19 asks the c=1 tail over 5)",
+    },
+    {
+      name: "--rounds",
+      value: "N",
+      default: "3; 1 with THAW_BENCH_QUICK",
+      help: "interleaved wrk rounds per run",
+    },
+    {
+      name: "--duration",
+      value: "SECONDS",
+      default: "3; 1 with THAW_BENCH_QUICK",
+      help: "seconds of each wrk measurement",
+    },
+    {
+      name: "--base-port",
+      value: "PORT",
+      default: "19700",
+      help: "first loopback port of the backend and targets (one each, upward)",
+    },
+    { name: "--c1-rounds", value: "N", default: "5", help: "rounds of the interleaved c=1 client per run" },
+    {
+      name: "--c1-requests",
+      value: "N",
+      default: "5000; 1000 with THAW_BENCH_QUICK",
+      help: "requests per target in each c=1 round",
+    },
+    { name: "--no-pin", help: "do not pin wrk and the servers to separate CPUs" },
+    { name: "--json", value: "FILE", help: "also write every raw number to FILE" },
+  ],
+  env: [
+    {
+      name: "THAW_BENCH_QP",
+      default: "dist/main.js",
+      help: "the queue-proxy's main.js to measure (e.g. the build before a change)",
+    },
+    {
+      name: "KN_QUEUE_BIN",
+      help: "Knative's queue-proxy binary as the peer; off = none; unset = built from its Go module (bench/kn-queue.mjs)",
+    },
+    {
+      name: "XDG_CACHE_HOME",
+      default: "~/.cache",
+      help: "where the built Knative queue-proxy is kept, under thaw/kn-queue",
+    },
+    { name: "THAW_BENCH_QUICK", help: "1 = 1 round of 1 s per measurement and 1000 c=1 requests per target" },
+  ],
+  more: "From the repository root, `npm run bench:queue-proxy -- <flags>` builds first and passes these flags. Needs wrk, nginx and taskset (apt-get install -y wrk nginx-light), and Go >= 1.24 for the Knative peer.",
+});
+
+const QUICK = Boolean(process.env.THAW_BENCH_QUICK);
 const HERE = dirname(fileURLToPath(import.meta.url));
 // THAW_BENCH_QP=<path to main.js> measures another build (e.g. the one before a change) in the qp targets.
 const QP = process.env.THAW_BENCH_QP
@@ -53,26 +114,14 @@ const QP_ARGS = [
     .filter(Boolean),
   QP,
 ];
-const { values: opt } = parseArgs({
-  options: {
-    runs: { type: "string", default: "1" },
-    rounds: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
-    duration: { type: "string", default: process.env.THAW_BENCH_QUICK ? "1" : "3" },
-    "base-port": { type: "string", default: "19700" },
-    "c1-rounds": { type: "string", default: "5" },
-    "c1-requests": { type: "string", default: process.env.THAW_BENCH_QUICK ? "1000" : "5000" },
-    "no-pin": { type: "boolean", default: false },
-    json: { type: "string" },
-  },
-});
-const RUNS = Number(opt.runs);
-const ROUNDS = Number(opt.rounds);
+const RUNS = Number(flags["--runs"] ?? "1");
+const ROUNDS = Number(flags["--rounds"] ?? (QUICK ? "1" : "3"));
 // The interleaved c=1 client (c1-client.mjs): rounds per run and requests per target in each round.
-const C1_ROUNDS = Number(opt["c1-rounds"]);
-const C1_REQUESTS = Number(opt["c1-requests"]);
-const DUR = Number(opt.duration);
-const BASE = Number(opt["base-port"]);
-const PIN = !opt["no-pin"] && canPin();
+const C1_ROUNDS = Number(flags["--c1-rounds"] ?? "5");
+const C1_REQUESTS = Number(flags["--c1-requests"] ?? (QUICK ? "1000" : "5000"));
+const DUR = Number(flags["--duration"] ?? (QUICK ? "1" : "3"));
+const BASE = Number(flags["--base-port"] ?? "19700");
+const PIN = flags["--no-pin"] !== "true" && canPin();
 // wrk on CPU 0, backend and proxies on CPU 1 when pinned.
 const WRK_CPU = PIN ? "0" : undefined;
 const SERVER_CPU = PIN ? "1" : undefined;
@@ -555,5 +604,5 @@ if (profileAfterMiss) {
     },
   );
 }
-if (opt.json) writeFileSync(opt.json, JSON.stringify({ machine, runs }, null, 2));
+if (flags["--json"]) writeFileSync(flags["--json"], JSON.stringify({ machine, runs }, null, 2));
 process.exit(0);

@@ -6,8 +6,20 @@
 // only loads on demand (pino for the request log, the OpenTelemetry SDK for tracing) stays outside, read
 // from node_modules the day it is turned on.
 import { fileURLToPath } from "node:url";
+import { readCommandLine } from "@thaw/command-line/node";
 import { build } from "esbuild";
 
+readCommandLine(
+  {
+    name: "node scripts/bundle.mjs",
+    summary:
+      "@thaw/queue-proxy's build step after tsc: bundles dist/main.js and the modules it reaches into dist/queue-proxy.mjs, the file the image runs (pino and the OpenTelemetry SDK stay outside)",
+    flags: [],
+    more: "Run by `npm run build` in apps/queue-proxy, after tsc has written dist/.",
+  },
+  process.argv.slice(2),
+  import.meta.url,
+);
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 await build({
   entryPoints: [`${dist}main.js`],

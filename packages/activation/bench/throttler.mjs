@@ -1,6 +1,20 @@
 // Throughput of the throttler's hot path (acquire + release) against baselines measured in the same
 // run. Usage: npm run bench (after a build). THAW_BENCH_QUICK=1 shortens every measurement.
+import { benchCommandLine } from "@thaw/bench-kit";
 import { Breaker, RevisionThrottler } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/throttler.mjs",
+  summary:
+    "@thaw/activation's throttler hot path (acquire + release) in operations per second, against baselines measured in the same run",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 100 ms per measurement instead of 400 ms",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const MS = process.env.THAW_BENCH_QUICK ? 100 : 400;
 const BATCH = 10_000;

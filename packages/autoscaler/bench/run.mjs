@@ -2,7 +2,7 @@
 // Every figure is printed with a ratio against a trivial baseline measured in the same run, because the
 // machine is shared and absolute numbers drift. THAW_BENCH_QUICK=1 shrinks the workloads.
 import { performance } from "node:perf_hooks";
-import { growth, verdict } from "@thaw/bench-kit";
+import { benchCommandLine, growth, verdict } from "@thaw/bench-kit";
 import {
   DEFAULT_AUTOSCALER_CONFIG,
   Decider,
@@ -11,6 +11,19 @@ import {
   metricSpecFor,
   simulate,
 } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/run.mjs",
+  summary:
+    "@thaw/autoscaler's benchmarks: one decider tick over 100, 1,000 and 10,000 revisions and its growth, and `simulate` over a generated request trace, each against a trivial baseline measured in the same run",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 10 ticks and a 100,000-request trace instead of 40 and 1,000,000",
+    },
+  ],
+  more: "Runs against dist/ (`npm run bench` in packages/autoscaler builds first).",
+});
 
 const QUICK = process.env.THAW_BENCH_QUICK === "1";
 const REVISIONS = 10_000;

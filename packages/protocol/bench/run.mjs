@@ -2,6 +2,8 @@
  * `npm run bench`: costs of @thaw/protocol's hot paths as ratios to a baseline measured in the same run
  * (absolute numbers move with the machine; ratios move less). Runs against dist/, so build first.
  */
+
+import { benchCommandLine } from "@thaw/bench-kit";
 import { ManualClock } from "@thaw/clock/testing";
 import {
   Drainer,
@@ -11,6 +13,19 @@ import {
   isProbe,
   QUEUE_PROXY_HEALTH_CHECK_USER_AGENT_PREFIXES,
 } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/run.mjs",
+  summary:
+    "@thaw/protocol's hot paths (the stat codec against JSON, the probe and health-check classifiers against a plain headers.get, the drainer) as ratios to a baseline measured in the same run",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 3 rounds of a tenth of the calls instead of 7",
+    },
+  ],
+  more: "Runs against dist/ (build first).",
+});
 
 const quick = process.env.THAW_BENCH_QUICK === "1";
 const ROUNDS = quick ? 3 : 7;

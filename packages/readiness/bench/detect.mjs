@@ -6,12 +6,28 @@
 import { fork } from "node:child_process";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { benchCommandLine } from "@thaw/bench-kit";
 import { systemClock } from "@thaw/clock";
 import { createProber } from "../dist/index.js";
 import { nodeTransport } from "../dist/node/index.js";
 import { closedPort } from "../dist/node/testing.js";
 
-const RUNS = Math.max(50, Number(process.argv[2] ?? (process.env.THAW_BENCH_QUICK ? 50 : 100)));
+const { positionals } = benchCommandLine(import.meta.url, {
+  name: "node bench/detect.mjs",
+  usage: "[flags] [runs]",
+  maxPositionals: 1,
+  summary:
+    "@thaw/readiness's aggressive-mode detection latency: from a real loopback server (a child process) starting to listen until the prober reports ready, the start at a random phase of the 50 ms poll",
+  env: [
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 50 runs per scenario instead of 100",
+    },
+  ],
+  more: "[runs]: runs per scenario, at least 50 (default 100; 50 with THAW_BENCH_QUICK=1). Runs against dist/ (build first).",
+});
+
+const RUNS = Math.max(50, Number(positionals[0] ?? (process.env.THAW_BENCH_QUICK ? 50 : 100)));
 const POLL_MS = 50;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const ms = (a, b) => Number(b - a) / 1e6;

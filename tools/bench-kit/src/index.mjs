@@ -1,4 +1,6 @@
-// The helpers the app benchmarks (apps/*/bench) share; plain ESM, Node only, no dependencies.
+// The helpers the app benchmarks (apps/*/bench) share; plain ESM, Node only, no dependencies but
+// @thaw/command-line (benchCommandLine: every bench's --help and unknown flags).
+export { BENCH_ENV, benchCommandLine } from "./command-line.mjs";
 export { groupCpuMicros, groupCpuTicks, microsPerTick } from "./cpu.mjs";
 export { canPin, hasCommand, killAllGroups, killGroup, startGroup } from "./groups.mjs";
 export { growth, slopeOf } from "./growth.mjs";

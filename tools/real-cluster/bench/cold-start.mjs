@@ -18,7 +18,7 @@
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { loadavg } from "node:os";
-import { fixed, quantile, verdict } from "@thaw/bench-kit";
+import { benchCommandLine, fixed, quantile, verdict } from "@thaw/bench-kit";
 import {
   HELLO_HOST,
   installThawOnNode,
@@ -27,6 +27,33 @@ import {
   thawShare,
   traceColdStart,
 } from "../dist/index.js";
+
+benchCommandLine(import.meta.url, {
+  name: "node bench/cold-start.mjs",
+  summary:
+    "cold start on a real node, phase by phase (tools/real-cluster): Thaw installed on a real control plane and node with nginx in front, then each run waits for hello at zero, sends one request through nginx and traces its critical path; goal: Thaw's share under 100 ms at p50",
+  env: [
+    {
+      name: "THAW_BENCH_REAL_RUNS",
+      default: "5; 3 with THAW_BENCH_QUICK",
+      help: "cold starts measured",
+    },
+    {
+      name: "THAW_BENCH_LOGS",
+      help: "a folder to keep each run's moments and the logs of Thaw's pods and the app's pod in",
+    },
+    {
+      name: "XDG_CACHE_HOME",
+      default: "~/.cache",
+      help: "where the built binaries are found, under thaw/",
+    },
+    {
+      name: "THAW_BENCH_QUICK",
+      help: "1 = 3 runs instead of 5",
+    },
+  ],
+  more: "Needs root and the binaries of `npm run k8s:build`, `npm run coredns:build` and `npm run images`: without them it says so and skips (exit 0). Runs against dist/ (build first).",
+});
 
 const RUNS = Number(process.env.THAW_BENCH_REAL_RUNS ?? (process.env.THAW_BENCH_QUICK ? 3 : 5));
 const GOAL_MS = 100;
