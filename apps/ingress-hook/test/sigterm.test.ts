@@ -119,6 +119,15 @@ describe("thaw-ingress-hook on SIGTERM (the real bin)", () => {
     expect(await exited).toBe(0);
   }, 30_000);
 
+  it("keeps idle keep-alive connections 65 s unless THAW_HEADERS_TIMEOUT_MS is set (above nginx's 60 s)", async () => {
+    const { child, port, exited } = await startHook();
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    await res.arrayBuffer();
+    expect(res.headers.get("keep-alive")).toBe("timeout=65");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
   it("exits at once when nothing is held", async () => {
     const { child, exited } = await startHook();
     const t0 = performance.now();

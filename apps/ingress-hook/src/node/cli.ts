@@ -19,7 +19,8 @@ const values = {
   "route-token": vars.THAW_ROUTE_TOKEN,
   "timeout-ms": line.flags["--timeout-ms"] ?? "60000",
   "warm-ttl-ms": line.flags["--warm-ttl-ms"] ?? "2000",
-  "headers-timeout-ms": vars.THAW_HEADERS_TIMEOUT_MS ?? "60000",
+  // Unset: the service's own defaults (60 s for a head, 65 s idle); set, it bounds the idle time too.
+  "headers-timeout-ms": vars.THAW_HEADERS_TIMEOUT_MS,
   "activator-upstream": vars.THAW_ACTIVATOR_UPSTREAM,
   "reject-internal-headers": line.flags["--reject-internal-headers"] === "true",
   "no-watch": line.flags["--no-watch"] === "true",
@@ -41,8 +42,12 @@ if (
   process.exit(2);
 }
 
-const headersTimeoutMs = Number(values["headers-timeout-ms"]);
-if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100 || headersTimeoutMs > 3_600_000) {
+const headersTimeoutMs =
+  values["headers-timeout-ms"] === undefined ? undefined : Number(values["headers-timeout-ms"]);
+if (
+  headersTimeoutMs !== undefined &&
+  (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100 || headersTimeoutMs > 3_600_000)
+) {
   process.stderr.write(
     `thaw-ingress-hook: --headers-timeout-ms (THAW_HEADERS_TIMEOUT_MS) must be an integer from 100 to 3600000, got ${JSON.stringify(values["headers-timeout-ms"])}\n`,
   );
@@ -75,7 +80,7 @@ const svc = await startIngressHook({
   waitingPageFor: (key) => pages.get(key),
   activationTimeoutMs: Number(values["timeout-ms"]),
   warmTtlMs: Number(values["warm-ttl-ms"]),
-  headersTimeoutMs,
+  ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
   internalHeaders: values["reject-internal-headers"] ? "reject" : "strip",
   watch: !values["no-watch"],
   // The replica's name in its held-request stats, as the activator names its own (POD_NAME in Kubernetes).

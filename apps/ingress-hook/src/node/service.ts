@@ -65,7 +65,7 @@ export interface HookServiceOptions
   backlog?: number;
   /**
    * Longest time a proxy or client may take to send a request head (slowloris: 408 and close), to send a
-   * new connection's first byte (default 60 s); idle keep-alive connections close after 5 s, or this if less.
+   * new connection's first byte (default 60 s); idle keep-alive connections close after 65 s, or this if less.
    */
   headersTimeoutMs?: number;
 }
