@@ -52,16 +52,23 @@ export async function warmRequestPath(timeoutMs = 2000): Promise<boolean> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let qp: Awaited<ReturnType<typeof startQueueProxy>> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** Set once the bound ran out: a queue-proxy that starts after that is closed as soon as it is up. */
+  let abandoned = false;
   const run = async (): Promise<boolean> => {
     await new Promise<void>((resolve, reject) => {
       backend.once("error", reject);
       backend.listen(0, "127.0.0.1", () => resolve());
     });
+    if (abandoned) return false;
     const parsed = parseConfig(warmUpEnv((backend.address() as AddressInfo).port));
     if (!parsed.ok) return false;
     const probe = readiness(parsed.value);
     if ("error" in probe) return false;
     qp = await startQueueProxy(parsed.value, { clock: systemClock, prober: probe.prober, requestLog: null });
+    if (abandoned) {
+      await qp.close().catch(() => {});
+      return false;
+    }
     const port = qp.ports.serving;
     const probed = await send(agent, port, "GET", {
       [Header.networkProbe]: ProbeValue.queue,
@@ -73,13 +80,20 @@ export async function warmRequestPath(timeoutMs = 2000): Promise<boolean> {
     return ok;
   };
   const bounded = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer = setTimeout(() => {
+      abandoned = true;
+      resolve(false);
+    }, timeoutMs);
   });
-  const ok = await Promise.race([run().catch(() => false), bounded]);
+  const running = run().catch(() => false);
+  const ok = await Promise.race([running, bounded]);
   clearTimeout(timer);
-  agent.destroy();
-  await qp?.close().catch(() => {});
-  backend.closeAllConnections();
-  await new Promise<void>((resolve) => backend.close(() => resolve()));
+  // Past the bound the run may still be starting: whatever it bound is closed once it stops.
+  void running.then(async () => {
+    agent.destroy();
+    await qp?.close().catch(() => {});
+    backend.closeAllConnections();
+    await new Promise<void>((resolve) => backend.close(() => resolve()));
+  });
   return ok;
 }
