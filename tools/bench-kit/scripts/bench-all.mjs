@@ -10,7 +10,8 @@ import { loadavg } from "node:os";
 import { readCommandLine } from "@thaw/command-line/node";
 import { formatValue, verdictFile } from "../src/verdict.mjs";
 
-const { flags } = readCommandLine(
+const argv = process.argv.slice(2);
+readCommandLine(
   {
     name: "npm run bench --",
     summary:
@@ -19,7 +20,7 @@ const { flags } = readCommandLine(
       {
         name: "--filter",
         value: "PACKAGE",
-        help: "only this workspace's bench (turbo's --filter, e.g. @thaw/queue-proxy)",
+        help: "only this workspace's bench (turbo's --filter, e.g. @thaw/queue-proxy); may be repeated",
       },
     ],
     env: [
@@ -32,22 +33,19 @@ const { flags } = readCommandLine(
       { name: "THAW_BENCH_PROFILE_DIR", default: "bench-results/profiles", help: "where profiles are kept" },
     ],
   },
-  process.argv.slice(2),
+  argv,
   import.meta.url,
+);
+// Every --filter given, in order (the table's parser keeps the last of a repeated flag).
+const filters = argv.flatMap((a, i) =>
+  a === "--filter" ? [argv[i + 1]] : a.startsWith("--filter=") ? [a.slice("--filter=".length)] : [],
 );
 const file = verdictFile();
 rmSync(file, { force: true });
 const started = Date.now();
 const turbo = spawnSync(
   "npx",
-  [
-    "turbo",
-    "run",
-    "bench",
-    "--concurrency=1",
-    "--continue",
-    ...(flags["--filter"] ? [`--filter=${flags["--filter"]}`] : []),
-  ],
+  ["turbo", "run", "bench", "--concurrency=1", "--continue", ...filters.map((f) => `--filter=${f}`)],
   {
     stdio: "inherit",
     env: { ...process.env, THAW_BENCH_VERDICTS: file },

@@ -50,7 +50,10 @@ const values = {
 };
 
 const names = COMPONENTS.map((c) => c.name);
-for (const name of values.only?.split(",").map((s) => s.trim()) ?? []) {
+for (const name of values.only
+  ?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean) ?? []) {
   if (names.includes(name)) continue;
   const near = closest(name, names);
   exitWithUsageError(
