@@ -23,7 +23,18 @@ describe("parseCommandLine", () => {
     ["a bare switch", ["--verbose"], { "--verbose": "true" }],
     ["a switch with =false", ["--verbose=false"], { "--verbose": "false" }],
   ])("%s", (_n, argv, flags) => {
-    expect(parseCommandLine(cmd, argv)).toEqual({ kind: "ok", flags, positionals: [] });
+    const all = Object.fromEntries(Object.entries(flags).map(([name, value]) => [name, [value]]));
+    expect(parseCommandLine(cmd, argv)).toEqual({ kind: "ok", flags, all, positionals: [] });
+  });
+  it("keeps every value of a repeated flag in order, and the last as its value", () => {
+    expect(parseCommandLine(cmd, ["--port", "1", "--verbose", "--port=2", "-c", "a", "--port", "3"])).toEqual(
+      {
+        kind: "ok",
+        flags: { "--port": "3", "--verbose": "true", "--config": "a" },
+        all: { "--port": ["1", "2", "3"], "--verbose": ["true"], "--config": ["a"] },
+        positionals: [],
+      },
+    );
   });
   it("answers --help and --version before reading further", () => {
     expect(parseCommandLine(cmd, ["--bogus", "--help"]).kind).toBe("error");
@@ -56,6 +67,7 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(top, ["up", "--x"])).toEqual({
       kind: "ok",
       flags: {},
+      all: {},
       positionals: [],
       command: { name: "up", argv: ["--x"] },
     });

@@ -13,13 +13,19 @@ function unknown(kind: string, given: string, known: Iterable<string>, command: 
  * message naming the argument (and, for a typo, the nearest known flag or command).
  */
 export function parseCommandLine(command: Command, argv: readonly string[]): Parsed {
-  const all = [...command.flags, ...BUILT_IN_FLAGS];
   const byName = new Map<string, Flag>();
-  for (const f of all) {
+  for (const f of [...command.flags, ...BUILT_IN_FLAGS]) {
     byName.set(f.name, f);
     if (f.short) byName.set(f.short, f);
   }
   const flags: Record<string, string> = {};
+  const all: Record<string, string[]> = {};
+  const set = (name: string, value: string) => {
+    flags[name] = value;
+    const values = all[name];
+    if (values) values.push(value);
+    else all[name] = [value];
+  };
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -37,7 +43,7 @@ export function parseCommandLine(command: Command, argv: readonly string[]): Par
             command,
           );
         }
-        return { kind: "ok", flags, positionals, command: { name: arg, argv: argv.slice(i + 1) } };
+        return { kind: "ok", flags, all, positionals, command: { name: arg, argv: argv.slice(i + 1) } };
       }
       positionals.push(arg);
       continue;
@@ -49,25 +55,25 @@ export function parseCommandLine(command: Command, argv: readonly string[]): Par
     if (flag.name === "--help") return { kind: "help" };
     if (flag.name === "--version") return { kind: "version" };
     if (eq !== -1) {
-      flags[flag.name] = arg.slice(eq + 1);
+      set(flag.name, arg.slice(eq + 1));
       continue;
     }
     if (!flag.value) {
-      flags[flag.name] = "true";
+      set(flag.name, "true");
       continue;
     }
     const next = argv[i + 1];
     if (next === undefined || (next.startsWith("--") && next.length > 2)) {
       return { kind: "error", message: `${given} needs a value (${flag.value})` };
     }
-    flags[flag.name] = next;
+    set(flag.name, next);
     i++;
   }
   const max = command.maxPositionals ?? 0;
   if (positionals.length > max) {
     return { kind: "error", message: `unexpected argument ${positionals[max]} (see ${command.name} --help)` };
   }
-  return { kind: "ok", flags, positionals };
+  return { kind: "ok", flags, all, positionals };
 }
 
 /**

@@ -52,8 +52,10 @@ export type Parsed =
   | { kind: "error"; message: string }
   | {
       kind: "ok";
-      /** By long name (`--port`); a switch given bare is `"true"`. */
+      /** By long name (`--port`); a switch given bare is `"true"`; a flag given twice, its last value. */
       flags: Record<string, string>;
+      /** Every value of each flag given, in order (for a flag that may be repeated, `--filter a --filter b`). */
+      all: Record<string, string[]>;
       positionals: string[];
       /** With `commands`: the subcommand named and the arguments after it. */
       command?: { name: string; argv: string[] };

@@ -8,10 +8,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { readCommandLine } from "@thaw/command-line/node";
+import { BENCH_ENV } from "../src/command-line.mjs";
 import { formatValue, verdictFile } from "../src/verdict.mjs";
 
-const argv = process.argv.slice(2);
-readCommandLine(
+const { all } = readCommandLine(
   {
     name: "npm run bench --",
     summary:
@@ -23,23 +23,12 @@ readCommandLine(
         help: "only this workspace's bench (turbo's --filter, e.g. @thaw/queue-proxy); may be repeated",
       },
     ],
-    env: [
-      { name: "THAW_BENCH_QUICK", help: "1 = shorter runs (fewer rounds and seconds), for a quick look" },
-      {
-        name: "THAW_BENCH_PROFILE",
-        default: "miss",
-        help: "miss = profile what missed, always, or never",
-      },
-      { name: "THAW_BENCH_PROFILE_DIR", default: "bench-results/profiles", help: "where profiles are kept" },
-    ],
+    env: BENCH_ENV,
   },
-  argv,
+  process.argv.slice(2),
   import.meta.url,
 );
-// Every --filter given, in order (the table's parser keeps the last of a repeated flag).
-const filters = argv.flatMap((a, i) =>
-  a === "--filter" ? [argv[i + 1]] : a.startsWith("--filter=") ? [a.slice("--filter=".length)] : [],
-);
+const filters = all["--filter"] ?? [];
 const file = verdictFile();
 rmSync(file, { force: true });
 const started = Date.now();

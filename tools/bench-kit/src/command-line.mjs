@@ -8,9 +8,7 @@
 //     flags: [{ name: "--runs", value: "N", default: "1", help: "runs, each printed" }],
 //     env: [{ name: "KN_QUEUE_BIN", help: "Knative's queue-proxy binary (off: none)" }],
 //   });
-import { writeSync } from "node:fs";
-import { parseCommandLine } from "@thaw/command-line";
-import { packageVersion, readCommandLine } from "@thaw/command-line/node";
+import { readCommandLine } from "@thaw/command-line/node";
 
 /**
  * The variables every bench reads through bench-kit (verdict.mjs, profile.mjs) or honours
@@ -55,12 +53,6 @@ export function benchCommandLine(from, command) {
     flags: command.flags ?? [],
     env: [...own, ...BENCH_ENV.filter((e) => !own.some((o) => o.name === e.name))],
   };
-  const argv = process.argv.slice(2);
-  // readCommandLine names a command by its first word for --version ("node" here): print the whole name.
-  if (parseCommandLine(table, argv).kind === "version") {
-    writeSync(1, `${table.name} ${packageVersion(from)}\n`);
-    process.exit(0);
-  }
-  const { flags, positionals } = readCommandLine(table, argv, from);
+  const { flags, positionals } = readCommandLine(table, process.argv.slice(2), from);
   return { flags, positionals };
 }

@@ -42,18 +42,13 @@ const IMAGES_COMMAND: Command = {
   env: [{ name: "XDG_CACHE_HOME", default: "~/.cache", help: "the default --cache-dir's parent" }],
 };
 const { flags } = readCommandLine(IMAGES_COMMAND, process.argv.slice(2), import.meta.url);
-const values = {
-  only: flags["--only"],
-  "import-containerd": flags["--import-containerd"],
-  "cache-dir": flags["--cache-dir"],
-  sizes: flags["--sizes"] === "true",
-};
-
-const names = COMPONENTS.map((c) => c.name);
-for (const name of values.only
+const only = flags["--only"]
   ?.split(",")
   .map((s) => s.trim())
-  .filter(Boolean) ?? []) {
+  .filter(Boolean);
+
+const names = COMPONENTS.map((c) => c.name);
+for (const name of only ?? []) {
   if (names.includes(name)) continue;
   const near = closest(name, names);
   exitWithUsageError(
@@ -63,19 +58,15 @@ for (const name of values.only
 }
 
 try {
-  const pm = setupPodman(values["cache-dir"] ?? defaultCacheDir());
+  const pm = setupPodman(flags["--cache-dir"] ?? defaultCacheDir());
   console.log(`images: cache and podman storage in ${pm.dir}`);
-  const only = values.only
-    ?.split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
   const result = await buildImages(pm, ROOT, { only });
-  if (values.sizes) {
+  if (flags["--sizes"] === "true") {
     for (const ref of [...result.bases.map((b) => b.ref), ...result.images.map((i) => i.ref)]) {
       console.log(`images: size ${ref}: ${((await gzippedBytes(pm, ref)) / 1e6).toFixed(1)} MB gzipped`);
     }
   }
-  const address = values["import-containerd"];
+  const address = flags["--import-containerd"];
   if (address)
     await importIntoContainerd(
       pm,

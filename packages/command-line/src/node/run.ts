@@ -26,22 +26,32 @@ export function readCommandLine(
   command: Command,
   argv: readonly string[],
   from: string | URL,
-): { flags: Record<string, string>; positionals: string[]; command?: { name: string; argv: string[] } } {
+): {
+  flags: Record<string, string>;
+  all: Record<string, string[]>;
+  positionals: string[];
+  command?: { name: string; argv: string[] };
+} {
   const parsed = parseCommandLine(command, argv);
   if (parsed.kind === "help") {
     writeSync(1, helpText(command));
     process.exit(0);
   }
   if (parsed.kind === "version") {
-    // `thaw up` -> thaw; a repository script (`npm run images --`) keeps its script name.
-    const who = command.name.startsWith("npm ")
-      ? command.name.replace(/ --$/, "")
-      : command.name.split(" ")[0];
-    writeSync(1, `${who} ${packageVersion(from)}\n`);
+    writeSync(1, `${programName(command.name)} ${packageVersion(from)}\n`);
     process.exit(0);
   }
   if (parsed.kind === "error") exitWithUsageError(command.name, parsed.message);
   return parsed;
+}
+
+/**
+ * What `--version` names: a bin's first word (`thaw up` -> thaw), or, for a command started through a
+ * launcher (`npm run images --`, `node bench/run.mjs`), the whole command without npm's trailing `--`.
+ */
+function programName(commandName: string): string {
+  const first = commandName.split(" ")[0] as string;
+  return first === "npm" || first === "node" ? commandName.replace(/ --$/, "") : first;
 }
 
 /** One line `<command>: <message>` on stderr and exit 2: the status of a command-line mistake. */
