@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { H1Reply, refusal } from "./h1-reply.js";
 import { ClientProtocolError, H1RequestParser, type RequestEvents } from "./h1-request-parser.js";
 import type { H1Server, TakenOver } from "./h1-server.js";
+import { readAsStream, readShared } from "./shared-reads.js";
 
 /** Unread request body read and dropped after the response before the connection closes instead (Go). */
 const DISCARD_LIMIT = 256 * 1024;
@@ -36,13 +37,16 @@ export class H1Connection implements RequestEvents {
   private paused = false;
   /** >= 0: dropping the rest of an answered request's body; bytes dropped so far. */
   private discarded = -1;
+  /** Reads are views of a buffer the next read reuses (`readShared`): what is kept is copied. */
+  private readonly shared: boolean;
 
   constructor(
     readonly server: H1Server,
     readonly socket: net.Socket,
   ) {
     this.parser = new H1RequestParser(this, server.options.maxHeadBytes);
-    socket.on("data", this.onData);
+    this.shared = readShared(socket, this.onSharedRead);
+    if (!this.shared) socket.on("data", this.onData);
     socket.on("drain", this.onDrain);
     socket.on("close", this.onClose);
     socket.on("error", this.onError);
@@ -57,6 +61,16 @@ export class H1Connection implements RequestEvents {
     this.buffered.push(chunk);
     this.bufferedBytes += chunk.length;
     this.pump();
+  };
+
+  /** A read that is a view of the shared buffer: the bytes left waiting (a pipelined request) are copied. */
+  private readonly onSharedRead = (chunk: Buffer): void => {
+    this.onData(chunk);
+    const { buffered } = this;
+    for (let i = 0; i < buffered.length; i++) {
+      const b = buffered[i] as Buffer;
+      if (b.buffer === chunk.buffer) buffered[i] = Buffer.from(b);
+    }
   };
 
   /** All buffered bytes as one buffer (a copy only when several reads wait). */
@@ -142,7 +156,7 @@ export class H1Connection implements RequestEvents {
     if (reply === null || reply.body === null) return;
     // The client sends its body without waiting: no 100 Continue is owed any more (RFC 9110 10.1.1).
     reply.continued = true;
-    if (!reply.body.push(chunk)) this.bodyFull = true;
+    if (!reply.body.push(this.shared ? Buffer.from(chunk) : chunk)) this.bodyFull = true;
   }
 
   end(): void {
@@ -275,6 +289,7 @@ export class H1Connection implements RequestEvents {
     socket.off("drain", this.onDrain);
     socket.off("close", this.onClose);
     socket.off("error", this.onError);
+    readAsStream(socket);
     // Bytes arriving before the handler reads the socket must wait for it, not flow away.
     socket.pause();
     return { socket, head };

@@ -643,6 +643,51 @@ describe("a bare H1Server", () => {
     }
   });
 
+  it("keeps a request body and a pipelined request intact while other connections read (reads share one buffer)", async () => {
+    let held: Downstream | null = null;
+    let bAnswered: () => void = () => {};
+    const bDone = new Promise<void>((r) => {
+      bAnswered = r;
+    });
+    const srv = await bare((d) => {
+      if (d.target === "/b") {
+        answer(d, "b");
+        bAnswered();
+        return;
+      }
+      if (d.target !== "/a") {
+        answer(d, d.target);
+        return;
+      }
+      held = d;
+      // The body is read only once another connection's read has come in after it.
+      void bDone.then(async () => {
+        const parts: Buffer[] = [];
+        for await (const chunk of d.body as AsyncIterable<Buffer>) parts.push(chunk);
+        answer(d, Buffer.concat(parts).toString("latin1"));
+      });
+    });
+    try {
+      const a = await rawClient(srv.port);
+      const body = "A".repeat(3000);
+      // A connection's first read is its own; the body and the next request come in a later, shared one.
+      await a.send(`POST /a HTTP/1.1\r\nHost: app\r\nContent-Length: ${body.length}\r\n\r\n`);
+      await until(() => held !== null);
+      await a.send(`${body}${get("/a2")}`);
+      await until(() => (held?.body?.readableLength ?? 0) === body.length);
+      const b = await rawClient(srv.port);
+      await b.send(get("/b0"));
+      await b.waitFor(/\r\n\r\n\/b0$/);
+      // Read into the buffer A's bytes were read into.
+      await b.send(get("/b", `X-Fill: ${"B".repeat(8000)}\r\n`));
+      await b.waitFor(/\r\n\r\nb$/);
+      const text = await a.waitFor(/\r\n\r\n\/a2$/);
+      expect(text.match(/\r\n\r\n[^H]*/g)).toEqual([`\r\n\r\n${body}`, "\r\n\r\n/a2"]);
+    } finally {
+      await srv.close();
+    }
+  });
+
   it("adds a date field only when the app sent none", async () => {
     const srv = await bare((d) =>
       answer(d, "ok", d.target === "/dated" ? ["Date", "Tue, 01 Jan 2030 00:00:00 GMT"] : []),

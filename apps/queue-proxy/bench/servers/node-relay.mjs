@@ -1,10 +1,11 @@
 // Reference: the least a Node process can do per proxied request. Each client connection gets its own
-// backend connection, and bytes are copied both ways as they arrive, with the queue-proxy's own I/O: the
-// client side through 'data' events, the backend side `onread` into one buffer, one copy and one write per
-// read. No HTTP parsing, no pool, no header rewriting, no stats. Not a proxy anyone should run (one backend
-// connection per client, nothing checked), but its CPU per request is the floor under any HTTP/1 proxy
-// written for Node. Usage: node node-relay.mjs <port> <backendPort>
+// backend connection, and bytes are copied both ways as they arrive, with the queue-proxy's own I/O: each
+// side reads into one shared buffer (the client side through src/shared-reads.ts, the backend side
+// `onread`), one copy and one write per read. No HTTP parsing, no pool, no header rewriting, no stats.
+// Not a proxy anyone should run (one backend connection per client, nothing checked), but its CPU per
+// request is the floor under any HTTP/1 proxy written for Node. Usage: node node-relay.mjs <port> <backendPort>
 import net from "node:net";
+import { readShared } from "../../dist/shared-reads.js";
 
 const [port, backend] = process.argv.slice(2).map(Number);
 const fromBackend = Buffer.allocUnsafe(64 * 1024);
@@ -20,7 +21,8 @@ net
         callback: (n) => void client.write(Buffer.from(fromBackend.subarray(0, n))),
       },
     });
-    client.on("data", (d) => upstream.write(d));
+    if (!readShared(client, (chunk) => void upstream.write(Buffer.from(chunk))))
+      client.on("data", (d) => upstream.write(d));
     upstream.once("connect", () => client.resume());
     const close = () => {
       client.destroy();
