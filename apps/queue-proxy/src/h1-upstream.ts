@@ -5,6 +5,7 @@ import { isHostName } from "./h1-fields.js";
 import { H1ResponseParser, type ResponseEvents } from "./h1-response-parser.js";
 import { BODY_CHUNKED, BODY_NONE, type UpstreamSink } from "./ports.js";
 import type { ResponseFields } from "./response-fields.js";
+import { READ_BUFFER } from "./shared-reads.js";
 import { holdForTurn } from "./turn-writes.js";
 
 /** One request for the user container. */
@@ -29,9 +30,6 @@ export function framingField(framing: number): string {
 export function poolSizeFor(containerConcurrency: number): number {
   return containerConcurrency > 0 ? containerConcurrency : 1000;
 }
-
-/** Every upstream socket reads into this one buffer; what must outlive the read is copied out. */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** How long an idle connection is kept when the app gives no `Keep-Alive: timeout` hint. */
 export const IDLE_KEEP_MS = 60_000;

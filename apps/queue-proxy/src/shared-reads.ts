@@ -8,8 +8,12 @@
  */
 import net from "node:net";
 
-/** Every accepted socket reads into this buffer; what must outlive the read is copied out. */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+/**
+ * The one buffer every socket of this process reads into, accepted (here) and dialled to an app
+ * (h1-upstream.ts); what must outlive the read is copied out. One is enough: no read callback runs inside
+ * another.
+ */
+export const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 interface OnreadFields {
   buffer: symbol;
