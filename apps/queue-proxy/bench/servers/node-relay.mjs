@@ -3,7 +3,8 @@
 // side reads into one shared buffer (the client side through src/shared-reads.ts, the backend side
 // `onread`), one copy and one write per read. No HTTP parsing, no pool, no header rewriting, no stats.
 // Not a proxy anyone should run (one backend connection per client, nothing checked), but its CPU per
-// request is the floor under any HTTP/1 proxy written for Node. Usage: node node-relay.mjs <port> <backendPort>
+// request is the floor under any HTTP/1 proxy written for Node.
+// Usage: node node-relay.mjs <port> <backendPort>
 import net from "node:net";
 import { readShared } from "../../dist/shared-reads.js";
 
